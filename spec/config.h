@@ -1,0 +1,128 @@
+// The configuration of one model: the cluster, the topic, the protocol generation with
+// its per-fix toggles, the fault budgets and the exploration bounds.
+//
+// The JSON key names are stable: scripts and claim files use them. `describe` prints
+// the resolved configuration (every key, defaults filled). Parsing and validation live
+// in config.cc; invalid input raises ConfigError naming the field and what is allowed.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isr::spec {
+
+// Hard capacity of the compact state (see state.h); configurations beyond it are
+// rejected by validation with a message naming the limit.
+inline constexpr int kMaxNodes = 10;
+inline constexpr int kMaxLog = 8;        // entries per replica log
+inline constexpr int kMaxRecords = 6;    // records the producer may send
+inline constexpr int kMaxEpoch = 15;     // leader / partition / broker epochs
+
+enum class Acks : uint8_t { Zero, One, All };
+enum class FlushPolicy : uint8_t { None, EveryAppend };
+enum class Placement : uint8_t { Combined, Dedicated };
+
+// Protocol generations, oldest first; each includes the fixes of those before it.
+enum class Protocol : uint8_t { HwTruncation, Kip101, Kip279, Kip320, Kip497, Kip903, Kip966 };
+
+// One toggle per fix. A generation sets every fix it includes; the `fixes` object in the
+// configuration overrides individual toggles (for instance kip-966 without KIP-903).
+struct Fixes {
+  bool leader_epoch_truncation = true;     // KIP-101: truncate via OffsetsForLeaderEpoch, not HW
+  bool largest_epoch_lookup = true;        // KIP-279: answer the largest epoch <= requested, iterate
+  bool fetch_epoch_fencing = true;         // KIP-320: fetches carry the leader epoch; stale ones fenced
+  bool hw_current_epoch_followers = true;  // KIP-320: HW counts only followers fetching in this epoch
+  bool isr_join_epoch_start = true;        // KIP-320: ISR join needs LEO >= leader's epoch start offset
+  bool maximal_isr = true;                 // KIP-497: HW/acks over ISR + pending adds; removals on commit
+  bool alter_partition_broker_epochs = true;  // KIP-903: AlterPartition carries broker epochs
+  bool hw_frozen_below_min_isr = true;     // KIP-966: HW does not advance while ISR < min ISR
+  bool unclean_restart_leaves_elr = true;  // KIP-966: an unclean restart removes a broker from ELR
+  bool last_known_elr = true;              // KIP-966: keep LastKnownELR to recover when ISR+ELR empty
+};
+
+struct ControllerConfig {
+  Placement placement = Placement::Combined;
+  int voters = 3;  // combined: the first `voters` nodes are also voters
+};
+
+struct FaultBudget {
+  int max_crashes = 1;        // node stops of any kind (kill -9, power loss, disk loss, clean stop)
+  int max_lossy_crashes = 0;  // of which: power loss dropping the unflushed suffix
+  int max_disk_losses = 0;    // of which: the whole log and checkpoints gone
+  int max_clean_shutdowns = 0;  // of which: controlled shutdowns
+  int max_network_cuts = 0;   // a node cut off from the quorum, the brokers or the clients
+};
+
+struct Bounds {
+  int max_records = 2;          // records the producer sends (ids 1..max_records)
+  int max_leader_epoch = 3;     // no election beyond this leader epoch
+  int max_partition_epoch = 6;  // no partition change (ISR change, election) beyond this
+  int max_retries = 1;          // producer retries over the whole run
+};
+
+struct Config {
+  int brokers = 3;
+  int replication_factor = 3;
+  int min_insync_replicas = 2;
+  Acks acks = Acks::All;
+  bool unclean_leader_election = false;
+  bool eligible_leader_replicas = true;  // resolved: default is protocol >= kip-966
+  bool idempotence = false;
+  bool consumer = true;                  // one consumer reading from the leader
+  FlushPolicy flush = FlushPolicy::None;
+  Protocol protocol = Protocol::Kip966;
+  Fixes fixes{};
+  ControllerConfig controller{};
+  FaultBudget faults{};
+  Bounds bounds{};
+  std::vector<std::string> properties;   // resolved: never empty after resolution
+
+  // Nodes in the cluster: brokers, plus dedicated controller voters when placement is
+  // dedicated. Node ids 0..brokers-1 are brokers; dedicated voters follow.
+  int nodes() const {
+    return brokers + (controller.placement == Placement::Dedicated ? controller.voters : 0);
+  }
+  bool is_voter(int node) const {
+    return controller.placement == Placement::Combined ? node < controller.voters
+                                                       : node >= brokers;
+  }
+  bool is_broker(int node) const { return node < brokers; }
+};
+
+// Raised for any invalid configuration input; `field` is the dotted key at fault.
+struct ConfigError : std::runtime_error {
+  ConfigError(std::string field, const std::string& message)
+      : std::runtime_error(field + ": " + message), field(std::move(field)) {}
+  std::string field;
+};
+
+// The fixes each generation includes (every fix of earlier generations too).
+Fixes fixes_for(Protocol p);
+
+// Names and descriptions, for parsing, `list protocols` and messages.
+std::string_view protocol_name(Protocol p);
+std::string_view protocol_description(Protocol p);
+const std::vector<Protocol>& all_protocols();
+
+// The built-in default model (no --config).
+Config default_config();
+
+// Builds a configuration: defaults, then the JSON document (may be null), then each
+// `key=value` override with dotted keys. Validates and resolves (generation fixes,
+// ELR default, default property list). Throws ConfigError.
+Config load_config(const nlohmann::json* document,
+                   const std::vector<std::string>& overrides);
+
+// Reads and parses a JSON file, throwing ConfigError("--config", ...) when unreadable.
+nlohmann::json read_config_file(const std::string& path);
+
+// The resolved configuration, every key present, as `describe` prints it.
+nlohmann::json to_json(const Config& c);
+
+}  // namespace isr::spec

@@ -1,0 +1,106 @@
+// The executable model of one Kafka partition: initial state, actions, next state.
+//
+// It satisfies checker::Model, so every engine in checker/ explores it without knowing
+// Kafka. The rules themselves live in one file per concern (see docs/model.md):
+//   spec/produce.cc       producer requests, appends, acks (ReplicaManager.appendRecords)
+//   spec/replication.cc   fetch, fetch responses, truncation, HW (Partition, ReplicaFetcher)
+//   spec/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
+//   spec/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
+//   spec/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
+//   spec/consumer.cc      consumer reads
+//   spec/symmetry.cc      canonical form under permutations of interchangeable nodes
+//   spec/describe.cc      action names and JSON of actions and states
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/model.h"
+#include "spec/config.h"
+#include "spec/state.h"
+
+namespace isr::spec {
+
+enum class ActionKind : uint8_t {
+  Produce,            // a producer request reaches broker `node` with record `arg`
+  ProduceTimeout,     // the in-flight request of record `arg` times out at the client
+  Fetch,              // follower `node` fetches from `other` (request handled by leader)
+  FetchResponse,      // follower `node` handles its fetch response
+  EpochQuery,         // follower `node` reconciles its log with leader `other` (KIP-101/279)
+  ShrinkIsr,          // leader `node` proposes removing lagging follower `other`
+  AlterPartition,     // the controller handles leader `node`'s AlterPartition
+  FenceBroker,        // the controller fences `node` (session expired)
+  RegisterBroker,     // restarted broker `node` registers and is unfenced
+  UncleanElection,    // the controller elects `node` although it is not in ISR/ELR
+  PreferredElection,  // the controller moves leadership back to preferred `node`
+  MetadataUpdate,     // broker `node` catches up with the metadata log
+  ControllerFailover, // voter `node` becomes the active controller
+  Crash,              // node `node` stops; `arg` is a StopKind
+  Restart,            // node `node` starts again
+  Cut,                // node `node` is cut off; `arg` is a NetworkSide
+  Heal,               // the cut `arg` of node `node` heals
+  Flush,              // node `node` fsyncs its log
+  CheckpointHw,       // node `node` writes its HW checkpoint
+  Consume,            // the consumer reads its next offset from broker `node`
+  kCount
+};
+
+struct Action {
+  ActionKind kind = ActionKind::Produce;
+  uint8_t node = 0;
+  uint8_t other = 0;
+  uint8_t arg = 0;
+  bool operator==(const Action&) const = default;
+};
+
+// Upper bound on the actions enabled in one state (checked when enumerating).
+inline constexpr int kMaxEnabledActions = 256;
+
+class PartitionModel {
+ public:
+  using State = spec::State;
+  using Action = spec::Action;
+  using Property = checker::Property<State, PartitionModel>;
+
+  explicit PartitionModel(Config config);
+
+  const Config& config() const { return config_; }
+
+  std::vector<State> initial_states() const;
+
+  // Fills `out` with the enabled actions, in the model's fixed order; returns the count.
+  int enabled_actions(const State& s, Action* out) const;
+
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    std::array<Action, kMaxEnabledActions> buffer;
+    const int n = enabled_actions(s, buffer.data());
+    for (int i = 0; i < n; ++i) sink(buffer[i]);
+  }
+
+  State next_state(const State& s, const Action& a) const;
+
+  const std::vector<Property>& properties() const { return properties_; }
+
+  void canonicalize(State& s) const;
+
+  std::string action_name(const Action& a) const;
+  std::string_view action_kind(const Action& a) const;
+  std::vector<std::string_view> action_kinds() const;
+  nlohmann::json action_to_json(const Action& a) const;
+  nlohmann::json state_to_json(const State& s) const;
+  nlohmann::json config_json() const;
+
+ private:
+  Config config_;
+  std::vector<Property> properties_;
+};
+
+static_assert(checker::Model<PartitionModel>);
+
+}  // namespace isr::spec
