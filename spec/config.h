@@ -105,6 +105,16 @@ struct ConfigError : std::runtime_error {
 // The fixes each generation includes (every fix of earlier generations too).
 Fixes fixes_for(Protocol p);
 
+// One fix: its key under "fixes", a one-line description, the generation that brought
+// it and its toggle in Fixes. For parsing, `list fixes` and messages.
+struct FixInfo {
+  std::string_view name;
+  std::string_view description;
+  Protocol introduced_in;
+  bool Fixes::*toggle;
+};
+const std::vector<FixInfo>& all_fixes();
+
 // Names and descriptions, for parsing, `list protocols` and messages.
 std::string_view protocol_name(Protocol p);
 std::string_view protocol_description(Protocol p);

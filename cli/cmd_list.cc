@@ -1,0 +1,52 @@
+// `isrcheck list properties|protocols|fixes`: the names the configuration accepts, each
+// with a one-line description.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+#include "properties/catalog.h"
+#include "spec/config.h"
+
+namespace isr::cli {
+namespace {
+
+void print_table(const std::vector<std::pair<std::string_view, std::string_view>>& rows) {
+  std::size_t width = 0;
+  for (const auto& [name, description] : rows) width = std::max(width, name.size());
+  for (const auto& [name, description] : rows) {
+    std::cout << name << std::string(width - name.size() + 2, ' ') << description << "\n";
+  }
+}
+
+void list(const std::string& what) {
+  std::vector<std::pair<std::string_view, std::string_view>> rows;
+  if (what == "properties") {
+    for (const auto& p : properties::catalog()) rows.emplace_back(p.name, p.description);
+  } else if (what == "protocols") {
+    for (const auto p : spec::all_protocols()) {
+      rows.emplace_back(spec::protocol_name(p), spec::protocol_description(p));
+    }
+  } else {
+    for (const auto& f : spec::all_fixes()) rows.emplace_back(f.name, f.description);
+  }
+  print_table(rows);
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app) {
+  auto what = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand(
+      "list", "List the property, protocol or fix names with descriptions");
+  command->add_option("what", *what, "properties, protocols or fixes")
+      ->required()
+      ->check(CLI::IsMember({"properties", "protocols", "fixes"}));
+  command->callback([what] { list(*what); });
+}
+
+}  // namespace isr::cli

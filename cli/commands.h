@@ -1,0 +1,37 @@
+// The subcommands of `isrcheck`, one per cli/cmd_<name>.cc.
+//
+// Each file defines add_<name>_command, which adds its subcommand to the application
+// with a callback that does the work; main.cc calls every add_* function in order. A
+// subcommand reports its exit status with set_exit_code (0 when it never calls it) and
+// bad user input by throwing spec::ConfigError or UsageError, which main turns into a
+// message on stderr and exit code 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+namespace isr::cli {
+
+// Bad input that is not a configuration key: a missing trace file, a flag out of range.
+// `field` names the option or file at fault, the message what is allowed.
+struct UsageError : std::runtime_error {
+  UsageError(std::string field, const std::string& message)
+      : std::runtime_error(field + ": " + message), field(std::move(field)) {}
+  std::string field;
+};
+
+// Exit status of the subcommand that ran (for instance 1 when `check` finds a violation).
+void set_exit_code(int code);
+int exit_code();
+
+void add_describe_command(CLI::App& app);  // cmd_describe.cc
+void add_list_command(CLI::App& app);      // cmd_list.cc
+void add_check_command(CLI::App& app);     // cmd_check.cc
+void add_simulate_command(CLI::App& app);  // cmd_simulate.cc
+void add_render_command(CLI::App& app);    // cmd_render.cc
+void add_replay_command(CLI::App& app);    // cmd_replay.cc
+
+}  // namespace isr::cli

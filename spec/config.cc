@@ -1,0 +1,611 @@
+// Parsing, resolution and validation of the model configuration (see config.h).
+//
+// A configuration is built in three layers, each overriding the one before: the
+// defaults of config.h, the JSON document given with --config, then each --set
+// key=value. The merged document is parsed strictly (unknown keys and wrong types are
+// errors), then derived defaults are resolved (generation fixes, ELR, voters, the
+// property list) and only then is the whole validated, because most limits depend on
+// other fields (replication factor vs brokers, sub-budgets vs max_crashes, ...).
+#include "spec/config.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "properties/catalog.h"
+#include "spec/state.h"
+
+namespace isr::spec {
+namespace {
+
+using nlohmann::json;
+
+// Beyond this a run could restart a broker more often than its epoch can count; such
+// budgets are far past what exhaustive search can reach anyway.
+constexpr int kMaxFaultBudget = kMaxEpoch - 1;
+constexpr int kMaxRetries = 10;
+
+struct ProtocolInfo {
+  Protocol protocol;
+  std::string_view name;
+  std::string_view description;
+};
+
+// MODEL.md section 3.
+const ProtocolInfo kProtocols[] = {
+    {Protocol::HwTruncation, "hw-truncation",
+     "pre-0.11: a restarting or demoted follower truncates to its HW checkpoint"},
+    {Protocol::Kip101, "kip-101",
+     "0.11: records carry leader epochs; truncation via OffsetsForLeaderEpoch"},
+    {Protocol::Kip279, "kip-279",
+     "2.0: OffsetsForLeaderEpoch answers the largest epoch <= requested, iterated"},
+    {Protocol::Kip320, "kip-320",
+     "2.1: fetches carry the leader epoch and stale ones are fenced; HW counts only "
+     "current-epoch followers; ISR join needs LEO >= the leader's epoch start offset"},
+    {Protocol::Kip497, "kip-497",
+     "2.7: ISR changes via AlterPartition; HW and acks=all use the maximal ISR; "
+     "removals apply once committed"},
+    {Protocol::Kip903, "kip-903",
+     "3.5: AlterPartition carries broker epochs; stale replicas are rejected"},
+    {Protocol::Kip966, "kip-966",
+     "4.0: eligible leader replicas (ELR); HW frozen while ISR < min ISR; an unclean "
+     "restart leaves the ELR; recovery from LastKnownELR"},
+};
+
+const std::vector<FixInfo> kFixes = {
+    {"leader_epoch_truncation",
+     "KIP-101: truncate via OffsetsForLeaderEpoch instead of to the HW checkpoint",
+     Protocol::Kip101, &Fixes::leader_epoch_truncation},
+    {"largest_epoch_lookup",
+     "KIP-279: OffsetsForLeaderEpoch answers the largest epoch <= requested, iterated",
+     Protocol::Kip279, &Fixes::largest_epoch_lookup},
+    {"fetch_epoch_fencing",
+     "KIP-320: fetches carry the leader epoch; stale ones are fenced",
+     Protocol::Kip320, &Fixes::fetch_epoch_fencing},
+    {"hw_current_epoch_followers",
+     "KIP-320: the HW counts only followers fetching in the current epoch",
+     Protocol::Kip320, &Fixes::hw_current_epoch_followers},
+    {"isr_join_epoch_start",
+     "KIP-320: joining the ISR needs LEO >= the leader's epoch start offset",
+     Protocol::Kip320, &Fixes::isr_join_epoch_start},
+    {"maximal_isr",
+     "KIP-497: HW and acks=all use ISR + pending adds; removals apply once committed",
+     Protocol::Kip497, &Fixes::maximal_isr},
+    {"alter_partition_broker_epochs",
+     "KIP-903: AlterPartition carries broker epochs; stale replicas are rejected",
+     Protocol::Kip903, &Fixes::alter_partition_broker_epochs},
+    {"hw_frozen_below_min_isr",
+     "KIP-966: the HW does not advance while ISR < min ISR",
+     Protocol::Kip966, &Fixes::hw_frozen_below_min_isr},
+    {"unclean_restart_leaves_elr",
+     "KIP-966: an unclean restart removes the broker from the ELR",
+     Protocol::Kip966, &Fixes::unclean_restart_leaves_elr},
+    {"last_known_elr",
+     "KIP-966: keep LastKnownELR to recover when ISR and ELR are both empty",
+     Protocol::Kip966, &Fixes::last_known_elr},
+};
+
+// ---- small helpers for messages ------------------------------------------------------
+
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::vector<std::string> q;
+  for (const auto& item : items) q.push_back("\"" + item + "\"");
+  return join(q);
+}
+
+// A short rendering of a value the user gave, for "got ..." in messages.
+std::string shown(const json& v) {
+  std::string text = v.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+std::string type_of(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "a list";
+  return "an object";
+}
+
+std::string dotted(std::string_view prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : std::string(prefix) + "." + std::string(key);
+}
+
+// ---- typed readers -------------------------------------------------------------------
+
+void check_keys(const json& object, std::string_view prefix,
+                const std::vector<std::string>& allowed) {
+  if (!object.is_object()) {
+    throw ConfigError(prefix.empty() ? "config" : std::string(prefix),
+                      "expected an object, got " + type_of(object) + " " + shown(object));
+  }
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      throw ConfigError(dotted(prefix, key),
+                        "unknown key; allowed keys: " + join(allowed));
+    }
+  }
+}
+
+int read_int(const json& v, const std::string& field) {
+  if (!v.is_number_integer()) {
+    throw ConfigError(field, "expected an integer, got " + type_of(v) + " " + shown(v));
+  }
+  const bool too_big = v.is_number_unsigned() ? v.get<uint64_t>() > INT_MAX
+                                              : v.get<int64_t>() > INT_MAX;
+  const bool too_small = !v.is_number_unsigned() && v.get<int64_t>() < INT_MIN;
+  if (too_big || too_small) throw ConfigError(field, shown(v) + " is out of range");
+  return static_cast<int>(v.get<int64_t>());
+}
+
+bool read_bool(const json& v, const std::string& field) {
+  if (!v.is_boolean()) {
+    throw ConfigError(field, "expected true or false, got " + type_of(v) + " " + shown(v));
+  }
+  return v.get<bool>();
+}
+
+// A value from a closed set of names: `names[i]` maps to `values[i]`.
+template <class T>
+T read_choice(const json& v, const std::string& field,
+              const std::vector<std::pair<std::string, T>>& choices) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : choices) names.push_back(name);
+  if (v.is_string()) {
+    for (const auto& [name, value] : choices) {
+      if (v.get<std::string>() == name) return value;
+    }
+  }
+  throw ConfigError(field, "expected one of " + quoted_list(names) + ", got " + shown(v));
+}
+
+Acks read_acks(const json& v) {
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() == -1) {
+    return Acks::All;
+  }
+  if (v.is_number_integer() && v.is_number_unsigned()) {
+    if (v.get<uint64_t>() == 0) return Acks::Zero;
+    if (v.get<uint64_t>() == 1) return Acks::One;
+  }
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "0") return Acks::Zero;
+    if (s == "1") return Acks::One;
+    if (s == "all" || s == "-1") return Acks::All;
+  }
+  throw ConfigError("acks", "expected \"0\", \"1\" or \"all\" (or 0, 1, -1 for all), got " +
+                                shown(v));
+}
+
+Protocol read_protocol(const json& v) {
+  std::vector<std::pair<std::string, Protocol>> choices;
+  for (const auto& p : kProtocols) choices.emplace_back(std::string(p.name), p.protocol);
+  return read_choice(v, "protocol", choices);
+}
+
+// A property list: a JSON list of names, or one string of comma-separated names
+// (what `--set properties=a,b` gives).
+std::vector<std::string> read_property_names(const json& v) {
+  std::vector<std::string> names;
+  auto add = [&](std::string name) {
+    const auto first = name.find_first_not_of(" \t");
+    const auto last = name.find_last_not_of(" \t");
+    name = first == std::string::npos ? "" : name.substr(first, last - first + 1);
+    if (name.empty()) return;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  if (v.is_string()) {
+    std::stringstream in(v.get<std::string>());
+    std::string item;
+    while (std::getline(in, item, ',')) add(item);
+    return names;
+  }
+  if (v.is_array()) {
+    for (const auto& item : v) {
+      if (!item.is_string()) {
+        throw ConfigError("properties", "expected property names (strings), got " +
+                                            type_of(item) + " " + shown(item));
+      }
+      add(item.get<std::string>());
+    }
+    return names;
+  }
+  throw ConfigError("properties", "expected a list of property names or a comma-separated "
+                                  "string, got " + type_of(v) + " " + shown(v));
+}
+
+// What the document said explicitly, where a missing key means "derive it".
+struct Explicit {
+  bool eligible_leader_replicas = false;
+  bool voters = false;
+  bool properties = false;
+  std::vector<std::pair<bool Fixes::*, bool>> fixes;
+};
+
+// ---- the document, key by key ----------------------------------------------------------
+
+void parse_fixes(const json& v, Explicit& given) {
+  std::vector<std::string> allowed;
+  for (const auto& f : kFixes) allowed.emplace_back(f.name);
+  check_keys(v, "fixes", allowed);
+  for (const auto& f : kFixes) {
+    const auto it = v.find(std::string(f.name));
+    if (it == v.end()) continue;
+    given.fixes.emplace_back(f.toggle, read_bool(*it, dotted("fixes", f.name)));
+  }
+}
+
+void parse_controller(const json& v, ControllerConfig& c, Explicit& given) {
+  check_keys(v, "controller", {"placement", "voters"});
+  if (v.contains("placement")) {
+    c.placement = read_choice<Placement>(
+        v["placement"], "controller.placement",
+        {{"combined", Placement::Combined}, {"dedicated", Placement::Dedicated}});
+  }
+  if (v.contains("voters")) {
+    c.voters = read_int(v["voters"], "controller.voters");
+    given.voters = true;
+  }
+}
+
+void parse_faults(const json& v, FaultBudget& f) {
+  const std::vector<std::pair<std::string, int FaultBudget::*>> fields = {
+      {"max_crashes", &FaultBudget::max_crashes},
+      {"max_lossy_crashes", &FaultBudget::max_lossy_crashes},
+      {"max_disk_losses", &FaultBudget::max_disk_losses},
+      {"max_clean_shutdowns", &FaultBudget::max_clean_shutdowns},
+      {"max_network_cuts", &FaultBudget::max_network_cuts},
+  };
+  std::vector<std::string> allowed;
+  for (const auto& [name, member] : fields) allowed.push_back(name);
+  check_keys(v, "faults", allowed);
+  for (const auto& [name, member] : fields) {
+    if (v.contains(name)) f.*member = read_int(v[name], dotted("faults", name));
+  }
+}
+
+void parse_bounds(const json& v, Bounds& b) {
+  const std::vector<std::pair<std::string, int Bounds::*>> fields = {
+      {"max_records", &Bounds::max_records},
+      {"max_leader_epoch", &Bounds::max_leader_epoch},
+      {"max_partition_epoch", &Bounds::max_partition_epoch},
+      {"max_retries", &Bounds::max_retries},
+  };
+  std::vector<std::string> allowed;
+  for (const auto& [name, member] : fields) allowed.push_back(name);
+  check_keys(v, "bounds", allowed);
+  for (const auto& [name, member] : fields) {
+    if (v.contains(name)) b.*member = read_int(v[name], dotted("bounds", name));
+  }
+}
+
+void parse_document(const json& doc, Config& c, Explicit& given) {
+  check_keys(doc, "",
+             {"brokers", "replication_factor", "min_insync_replicas", "acks",
+              "unclean_leader_election", "eligible_leader_replicas", "idempotence",
+              "consumer", "flush", "protocol", "fixes", "controller", "faults", "bounds",
+              "properties"});
+  for (const auto& [key, v] : doc.items()) {
+    if (key == "brokers") {
+      c.brokers = read_int(v, key);
+    } else if (key == "replication_factor") {
+      c.replication_factor = read_int(v, key);
+    } else if (key == "min_insync_replicas") {
+      c.min_insync_replicas = read_int(v, key);
+    } else if (key == "acks") {
+      c.acks = read_acks(v);
+    } else if (key == "unclean_leader_election") {
+      c.unclean_leader_election = read_bool(v, key);
+    } else if (key == "eligible_leader_replicas") {
+      c.eligible_leader_replicas = read_bool(v, key);
+      given.eligible_leader_replicas = true;
+    } else if (key == "idempotence") {
+      c.idempotence = read_bool(v, key);
+    } else if (key == "consumer") {
+      c.consumer = read_bool(v, key);
+    } else if (key == "flush") {
+      c.flush = read_choice<FlushPolicy>(
+          v, key, {{"none", FlushPolicy::None}, {"every-append", FlushPolicy::EveryAppend}});
+    } else if (key == "protocol") {
+      c.protocol = read_protocol(v);
+    } else if (key == "fixes") {
+      parse_fixes(v, given);
+    } else if (key == "controller") {
+      parse_controller(v, c.controller, given);
+    } else if (key == "faults") {
+      parse_faults(v, c.faults);
+    } else if (key == "bounds") {
+      parse_bounds(v, c.bounds);
+    } else if (key == "properties") {
+      c.properties = read_property_names(v);
+      given.properties = !c.properties.empty();
+    }
+  }
+}
+
+// ---- overrides -------------------------------------------------------------------------
+
+// `key=value`: the value is JSON when it parses as JSON (numbers, booleans, lists,
+// objects, quoted strings), otherwise the literal text, so `acks=all` needs no quotes.
+void apply_override(json& doc, const std::string& override_text) {
+  const auto eq = override_text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError("--set", "expected key=value (for example faults.max_crashes=2), got '" +
+                                   override_text + "'");
+  }
+  const std::string key = override_text.substr(0, eq);
+  const std::string text = override_text.substr(eq + 1);
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+
+  json* node = &doc;
+  std::string path;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    const std::string part = key.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (part.empty()) {
+      throw ConfigError("--set", "empty component in key '" + key + "'");
+    }
+    path = dotted(path, part);
+    if (!node->is_object()) {
+      throw ConfigError(path.substr(0, path.rfind('.')),
+                        "is not an object, so '" + key + "' cannot be set");
+    }
+    if (dot == std::string::npos) {
+      (*node)[part] = std::move(value);
+      return;
+    }
+    if (!node->contains(part)) (*node)[part] = json::object();
+    node = &(*node)[part];
+    start = dot + 1;
+  }
+}
+
+// ---- resolution and validation -------------------------------------------------------
+
+void resolve(Config& c, const Explicit& given) {
+  c.fixes = fixes_for(c.protocol);
+  for (const auto& [toggle, value] : given.fixes) c.fixes.*toggle = value;
+  if (!given.eligible_leader_replicas) {
+    c.eligible_leader_replicas = c.protocol >= Protocol::Kip966;
+  }
+  // Three voters as in a minimal KRaft cluster, fewer when there are not enough nodes,
+  // so that `--set brokers=1` alone is a valid configuration.
+  if (!given.voters) {
+    const int room = c.controller.placement == Placement::Combined ? c.brokers
+                                                                   : kMaxNodes - c.brokers;
+    c.controller.voters = std::clamp(room, 1, 3);
+  }
+}
+
+void require_range(int value, const std::string& field, int lo, int hi,
+                   const std::string& why = "") {
+  if (value >= lo && value <= hi) return;
+  std::string message = "must be between " + std::to_string(lo) + " and " +
+                        std::to_string(hi);
+  if (!why.empty()) message += " (" + why + ")";
+  throw ConfigError(field, message + ", got " + std::to_string(value));
+}
+
+void validate(const Config& c) {
+  require_range(c.brokers, "brokers", 1, kMaxNodes, "the model's node limit");
+
+  if (c.replication_factor > c.brokers) {
+    throw ConfigError("replication_factor",
+                      std::to_string(c.replication_factor) + " is more than the " +
+                          std::to_string(c.brokers) + " brokers; must be between 1 and " +
+                          std::to_string(std::min(c.brokers, kMaxReplicas)));
+  }
+  require_range(c.replication_factor, "replication_factor", 1,
+                std::min(c.brokers, kMaxReplicas),
+                "at most brokers and the model's replica limit " +
+                    std::to_string(kMaxReplicas));
+  require_range(c.min_insync_replicas, "min_insync_replicas", 1, c.replication_factor,
+                "at most replication_factor");
+
+  if (c.controller.placement == Placement::Combined) {
+    require_range(c.controller.voters, "controller.voters", 1, c.brokers,
+                  "combined placement: voters are brokers");
+  } else {
+    if (c.brokers >= kMaxNodes) {
+      throw ConfigError("controller.placement",
+                        "\"dedicated\" needs nodes for voters besides the " +
+                            std::to_string(c.brokers) + " brokers; the model has at most " +
+                            std::to_string(kMaxNodes) + " nodes (use \"combined\")");
+    }
+    require_range(c.controller.voters, "controller.voters", 1, kMaxNodes - c.brokers,
+                  "dedicated placement: brokers + voters <= " + std::to_string(kMaxNodes));
+  }
+  if (c.nodes() > kMaxNodes) {
+    throw ConfigError("controller.voters", "brokers + dedicated voters = " +
+                                               std::to_string(c.nodes()) +
+                                               " exceeds the node limit " +
+                                               std::to_string(kMaxNodes));
+  }
+
+  require_range(c.faults.max_crashes, "faults.max_crashes", 0, kMaxFaultBudget);
+  const std::pair<int, const char*> sub_budgets[] = {
+      {c.faults.max_lossy_crashes, "faults.max_lossy_crashes"},
+      {c.faults.max_disk_losses, "faults.max_disk_losses"},
+      {c.faults.max_clean_shutdowns, "faults.max_clean_shutdowns"},
+  };
+  for (const auto& [value, field] : sub_budgets) {
+    require_range(value, field, 0, c.faults.max_crashes,
+                  "a kind of crash, so at most faults.max_crashes");
+  }
+  require_range(c.faults.max_network_cuts, "faults.max_network_cuts", 0, kMaxFaultBudget);
+
+  require_range(c.bounds.max_records, "bounds.max_records", 1, std::min(kMaxRecords, kMaxLog),
+                "the model's record and log limits");
+  require_range(c.bounds.max_leader_epoch, "bounds.max_leader_epoch", 1, kMaxEpoch - 1,
+                "the model's epoch limit");
+  require_range(c.bounds.max_partition_epoch, "bounds.max_partition_epoch", 1, kMaxEpoch - 1,
+                "the model's epoch limit");
+  require_range(c.bounds.max_retries, "bounds.max_retries", 0, kMaxRetries);
+
+  if (c.eligible_leader_replicas && c.protocol < Protocol::Kip966) {
+    throw ConfigError("eligible_leader_replicas",
+                      "true needs protocol \"kip-966\" (got \"" +
+                          std::string(protocol_name(c.protocol)) + "\"); allowed: false");
+  }
+}
+
+std::vector<std::string> applicable_properties(const Config& c) {
+  std::vector<std::string> names;
+  for (const auto& p : properties::catalog()) {
+    if (p.applies(c)) names.emplace_back(p.name);
+  }
+  return names;
+}
+
+void resolve_properties(Config& c, bool given) {
+  const auto applicable = applicable_properties(c);
+  if (!given) {
+    if (applicable.empty()) {
+      throw ConfigError("properties", "no property applies to this configuration");
+    }
+    c.properties = applicable;
+    return;
+  }
+  for (const auto& name : c.properties) {
+    if (properties::find(name) == nullptr) {
+      std::vector<std::string> all;
+      for (const auto& p : properties::catalog()) all.emplace_back(p.name);
+      throw ConfigError("properties", "unknown property \"" + name + "\"; valid names: " +
+                                          join(all));
+    }
+    if (std::find(applicable.begin(), applicable.end(), name) == applicable.end()) {
+      throw ConfigError("properties", "\"" + name +
+                                          "\" does not apply to this configuration; "
+                                          "applicable: " + join(applicable));
+    }
+  }
+}
+
+std::string_view acks_name(Acks a) {
+  switch (a) {
+    case Acks::Zero: return "0";
+    case Acks::One: return "1";
+    case Acks::All: return "all";
+  }
+  return "all";
+}
+
+}  // namespace
+
+// ---- public interface -----------------------------------------------------------------
+
+const std::vector<FixInfo>& all_fixes() { return kFixes; }
+
+Fixes fixes_for(Protocol p) {
+  Fixes f;
+  for (const auto& fix : kFixes) f.*fix.toggle = fix.introduced_in <= p;
+  return f;
+}
+
+std::string_view protocol_name(Protocol p) {
+  for (const auto& info : kProtocols) {
+    if (info.protocol == p) return info.name;
+  }
+  return "unknown";
+}
+
+std::string_view protocol_description(Protocol p) {
+  for (const auto& info : kProtocols) {
+    if (info.protocol == p) return info.description;
+  }
+  return "";
+}
+
+const std::vector<Protocol>& all_protocols() {
+  static const std::vector<Protocol> protocols = [] {
+    std::vector<Protocol> out;
+    for (const auto& info : kProtocols) out.push_back(info.protocol);
+    return out;
+  }();
+  return protocols;
+}
+
+Config default_config() { return load_config(nullptr, {}); }
+
+Config load_config(const nlohmann::json* document, const std::vector<std::string>& overrides) {
+  json doc = document != nullptr ? *document : json::object();
+  if (doc.is_null()) doc = json::object();
+  if (!doc.is_object()) {
+    throw ConfigError("--config", "expected a JSON object, got " + type_of(doc));
+  }
+  for (const auto& o : overrides) apply_override(doc, o);
+
+  Config c;
+  Explicit given;
+  parse_document(doc, c, given);
+  resolve(c, given);
+  validate(c);
+  resolve_properties(c, given.properties);
+  return c;
+}
+
+nlohmann::json read_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw ConfigError("--config", "cannot read '" + path + "': " + std::strerror(errno));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw ConfigError("--config", "'" + path + "' is not valid JSON: " + e.what());
+  }
+}
+
+nlohmann::json to_json(const Config& c) {
+  json fixes = json::object();
+  for (const auto& f : kFixes) fixes[std::string(f.name)] = c.fixes.*f.toggle;
+  return json{
+      {"brokers", c.brokers},
+      {"replication_factor", c.replication_factor},
+      {"min_insync_replicas", c.min_insync_replicas},
+      {"acks", std::string(acks_name(c.acks))},
+      {"unclean_leader_election", c.unclean_leader_election},
+      {"eligible_leader_replicas", c.eligible_leader_replicas},
+      {"idempotence", c.idempotence},
+      {"consumer", c.consumer},
+      {"flush", c.flush == FlushPolicy::None ? "none" : "every-append"},
+      {"protocol", std::string(protocol_name(c.protocol))},
+      {"fixes", fixes},
+      {"controller",
+       {{"placement", c.controller.placement == Placement::Combined ? "combined" : "dedicated"},
+        {"voters", c.controller.voters}}},
+      {"faults",
+       {{"max_crashes", c.faults.max_crashes},
+        {"max_lossy_crashes", c.faults.max_lossy_crashes},
+        {"max_disk_losses", c.faults.max_disk_losses},
+        {"max_clean_shutdowns", c.faults.max_clean_shutdowns},
+        {"max_network_cuts", c.faults.max_network_cuts}}},
+      {"bounds",
+       {{"max_records", c.bounds.max_records},
+        {"max_leader_epoch", c.bounds.max_leader_epoch},
+        {"max_partition_epoch", c.bounds.max_partition_epoch},
+        {"max_retries", c.bounds.max_retries}}},
+      {"properties", c.properties},
+  };
+}
+
+}  // namespace isr::spec
