@@ -6,6 +6,7 @@
 //   spec/replication.cc   fetch, fetch responses, truncation, HW (Partition, ReplicaFetcher)
 //   spec/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
 //   spec/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
+//   spec/cluster.cc       shared facts (quorum, reachability), log operations, the HW
 //   spec/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
 //   spec/consumer.cc      consumer reads
 //   spec/symmetry.cc      canonical form under permutations of interchangeable nodes
@@ -35,7 +36,8 @@ enum class ActionKind : uint8_t {
   ShrinkIsr,          // leader `node` proposes removing lagging follower `other`
   AlterPartition,     // the controller handles leader `node`'s AlterPartition
   FenceBroker,        // the controller fences `node` (session expired)
-  RegisterBroker,     // restarted broker `node` registers and is unfenced
+  RegisterBroker,     // restarted broker `node` registers (new broker epoch), unfenced
+  UnfenceBroker,      // broker `node`, reachable again, resumes heartbeats and is unfenced
   UncleanElection,    // the controller elects `node` although it is not in ISR/ELR
   PreferredElection,  // the controller moves leadership back to preferred `node`
   MetadataUpdate,     // broker `node` catches up with the metadata log
@@ -96,11 +98,22 @@ class PartitionModel {
   nlohmann::json state_to_json(const State& s) const;
   nlohmann::json config_json() const;
 
+  // Groups of nodes that are interchangeable under this configuration (see symmetry.cc).
+  const std::vector<std::vector<uint8_t>>& symmetry_classes() const { return symmetry_classes_; }
+
+  // Optional engine hooks: which exploration bounds a state has reached.
+  std::vector<std::string_view> bound_names() const;
+  uint32_t bounds_hit(const State& s) const;
+
  private:
   Config config_;
   std::vector<Property> properties_;
+  std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
 
 static_assert(checker::Model<PartitionModel>);
+
+// The groups of interchangeable nodes of a configuration (symmetry.cc).
+std::vector<std::vector<uint8_t>> symmetry_classes_for(const Config& c);
 
 }  // namespace isr::spec

@@ -6,7 +6,9 @@
 // stays zero, so that it never distinguishes two states.
 //
 // Node ids: 0..replication_factor-1 host the partition's replicas (brokers), then the
-// other brokers, then dedicated controller voters (see Config::nodes()).
+// other brokers, then dedicated controller voters (see Config::nodes()). The assignment
+// order of the replicas is not part of the state: elections may pick any eligible
+// replica (see docs/model.md, "Elections"), which makes the replicas interchangeable.
 #pragma once
 
 #include <cstdint>
@@ -91,7 +93,7 @@ struct ReplicaState {
   uint8_t fetch_offset[kMaxReplicas] = {};        // follower LEO as of its last fetch
   uint8_t fetch_epoch[kMaxReplicas] = {};         // leader epoch that fetch was served in
   uint8_t fetch_broker_epoch[kMaxReplicas] = {};  // follower broker epoch (KIP-903)
-  uint8_t pad_ = 0;
+  uint8_t view_valid = 0;  // 0 after a restart, until the broker replays the metadata
 
   // Follower side: the response to its one outstanding fetch.
   FetchResponse response{};
@@ -109,9 +111,7 @@ struct ControllerState {
   NodeSet elr = 0;                // KIP-966 eligible leader replicas
   NodeSet last_known_elr = 0;     // KIP-966
   NodeSet fenced = 0;             // brokers fenced (session expired, shut down, not registered)
-  uint8_t replicas[kMaxReplicas] = {};           // assignment order (preferred first)
   uint8_t registered_epoch[kMaxNodes] = {};      // broker epoch per registered broker
-  uint8_t pad_ = 0;
 };
 
 // The outcome of each producer send, as the application sees it.

@@ -1,0 +1,51 @@
+// The property catalog: stable names (MODEL.md section 4), descriptions, and when each
+// property applies. The order here is the order properties are checked and reported.
+#include "properties/catalog.h"
+
+#include "properties/predicates.h"
+
+namespace isr::properties {
+namespace {
+
+bool always(const spec::Config&) { return true; }
+bool with_idempotence(const spec::Config& c) { return c.idempotence; }
+bool with_consumer(const spec::Config& c) { return c.consumer; }
+bool with_elr(const spec::Config& c) { return c.eligible_leader_replicas; }
+
+}  // namespace
+
+const std::vector<PropertyInfo>& catalog() {
+  static const std::vector<PropertyInfo> all = {
+      {"no-acked-loss", "an acknowledged write (any acks) stays in the log of every later leader", always,
+       no_acked_loss},
+      {"consistent-read", "a record a consumer has read never disappears from, or changes at, its offset",
+       with_consumer, consistent_read},
+      {"log-matching", "two replicas hold identical entries below the smaller of their high watermarks", always,
+       log_matching},
+      {"strong-isr", "everything below the leader's high watermark is on every ISR member", always, strong_isr},
+      {"leader-completeness", "every leader candidate (ISR, and ELR where enabled) holds every committed record",
+       always, leader_completeness},
+      {"single-leader-per-epoch", "no two brokers act as leader of the partition in the same leader epoch",
+       always, single_leader_per_epoch},
+      {"no-duplicates", "with idempotence on, no record (producer id, sequence) appears twice in a log",
+       with_idempotence, no_duplicates},
+      {"hw-monotonic", "a leader's high watermark never goes backwards within its leader epoch", always,
+       hw_monotonic},
+      {"replication-quorum-superset",
+       "the leader's maximal ISR contains every ISR (and, while the HW can move, ELR) member the controller knows",
+       always, replication_quorum_superset},
+      {"min-isr-recovery-quorum", "when ISR and ELR are both empty, LastKnownELR still names replicas to recover from",
+       with_elr, min_isr_recovery_quorum},
+      {"no-committed-loss-globally", "every acknowledged write is still on at least one replica", always,
+       no_committed_loss_globally},
+  };
+  return all;
+}
+
+const PropertyInfo* find(std::string_view name) {
+  for (const PropertyInfo& p : catalog())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace isr::properties

@@ -1,0 +1,310 @@
+// The KRaft controller's side of one partition: partition changes and leader elections
+// (PartitionChangeBuilder), broker fencing, registration and unfencing
+// (ReplicationControlManager, BrokerHeartbeatManager), controller failover, and the
+// brokers catching up with the metadata log (ReplicaManager.applyDelta ->
+// Partition.makeLeader / makeFollower).
+//
+// The quorum itself is abstracted (MODEL.md section 1): a change commits only while the
+// active controller is live and a majority of voters is live (quorum_available).
+#include "spec/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+bool acceptable_leader(const State& s, int r) {
+  // isAcceptableLeader: the broker is registered and unfenced (not shutting down).
+  return !contains(s.controller.fenced, r);
+}
+
+bool epoch_fits(int next, int bound) { return next <= bound && next < kMaxEpoch; }
+
+}  // namespace
+
+namespace {
+
+struct Targets {
+  NodeSet isr, elr, last_known;
+};
+
+// PartitionChangeBuilder.maybePopulateTargetElr (KIP-966): at or above min ISR the ELR is
+// empty; below it, replicas leaving the ISR become eligible leaders unless they restarted
+// after an unclean shutdown, which go to LastKnownELR instead.
+Targets elr_targets(const Config& c, const State& s, const PartitionChange& change) {
+  const ControllerState& ctl = s.controller;
+  Targets t{change.target_isr, ctl.elr, ctl.last_known_elr};
+  if (!c.eligible_leader_replicas) return t;
+  if (size(t.isr) >= c.min_insync_replicas) {
+    t.elr = 0;
+    t.last_known = 0;
+    return t;
+  }
+  const NodeSet candidates = ctl.elr | ctl.isr;
+  t.elr = candidates & static_cast<NodeSet>(~t.isr) & static_cast<NodeSet>(~change.unclean_shutdown);
+  t.last_known = c.fixes.last_known_elr ? static_cast<NodeSet>((candidates | t.last_known) & ~t.isr & ~t.elr) : 0;
+  return t;
+}
+
+// isValidNewLeader: in the ISR, or in the ELR when the ISR is empty; and acceptable.
+bool valid_leader(const State& s, const Targets& t, int r) {
+  return (contains(t.isr, r) || (t.isr == 0 && contains(t.elr, r))) && acceptable_leader(s, r);
+}
+
+}  // namespace
+
+NodeSet leader_options(const Config& c, const State& s, const PartitionChange& change, bool& unclean) {
+  const Targets t = elr_targets(c, s, change);
+  const int current = s.controller.leader;
+  unclean = false;
+  // electAnyLeader keeps a leader that is still valid.
+  if (current != kNoNode && valid_leader(s, t, current)) return bit(current);
+  NodeSet options = 0;
+  for (int r = 0; r < c.replication_factor; ++r)
+    if (valid_leader(s, t, r)) options |= bit(r);
+  if (options == 0 && change.allow_unclean) {
+    for (int r = 0; r < c.replication_factor; ++r)
+      if (acceptable_leader(s, r)) options |= bit(r);
+    unclean = options != 0;
+  }
+  return options;
+}
+
+bool change_partition(const Config& c, State& s, const PartitionChange& change, int leader) {
+  ControllerState& ctl = s.controller;
+  bool unclean = false;
+  leader_options(c, s, change, unclean);
+  Targets t = elr_targets(c, s, change);
+  if (leader != ctl.leader && leader != kNoNode) {
+    if (unclean) {
+      // An unclean election forcibly sets the ISR to the new leader and clears the ELR:
+      // acknowledged data may be lost.
+      t.isr = bit(leader);
+      t.elr = 0;
+      t.last_known = 0;
+    } else if (!contains(t.isr, leader) && contains(t.elr, leader)) {
+      // tryElection: a leader elected from the ELR becomes the whole ISR.
+      t.isr = bit(leader);
+      t.elr &= static_cast<NodeSet>(~bit(leader));
+    }
+  }
+  // build(): without ELR the ISR is never emptied; its last member stays.
+  if (!c.eligible_leader_replicas && t.isr == 0) t.isr = ctl.isr;
+  const bool leader_changed = leader != ctl.leader;
+  if (!leader_changed && t.isr == ctl.isr && t.elr == ctl.elr && t.last_known == ctl.last_known_elr)
+    return true;  // changeRecordIsNoOp: nothing is written
+  const int leader_epoch = ctl.leader_epoch + (leader_changed ? 1 : 0);
+  const int partition_epoch = ctl.partition_epoch + 1;
+  if (!epoch_fits(leader_epoch, c.bounds.max_leader_epoch) ||
+      !epoch_fits(partition_epoch, c.bounds.max_partition_epoch)) {
+    return false;
+  }
+  ctl.leader = static_cast<uint8_t>(leader);
+  ctl.leader_epoch = static_cast<uint8_t>(leader_epoch);
+  ctl.partition_epoch = static_cast<uint8_t>(partition_epoch);
+  ctl.isr = t.isr;
+  ctl.elr = t.elr;
+  ctl.last_known_elr = t.last_known;
+  if (unclean && leader_changed) ctl.unclean_elected = 1;
+  return true;
+}
+
+namespace {
+
+// The partition change that fences `broker`: it leaves the ISR and loses leadership
+// (handleBrokerFenced, and handleBrokerInControlledShutdown for a clean stop).
+PartitionChange fencing_change(const State& s, int broker) {
+  return PartitionChange{static_cast<NodeSet>(s.controller.isr & ~bit(broker))};
+}
+
+// The change that unfences `broker` (registration or resumed heartbeats); a broker that
+// restarted after an unclean shutdown leaves the ELR (KIP-966).
+PartitionChange unfencing_change(const Config& c, const State& s, int broker, bool registering) {
+  const bool unclean_stop = registering && s.nodes[broker].last_stop != static_cast<uint8_t>(StopKind::Clean);
+  const bool leaves_elr = c.fixes.unclean_restart_leaves_elr && unclean_stop;
+  return PartitionChange{s.controller.isr, static_cast<NodeSet>(leaves_elr ? bit(broker) : 0)};
+}
+
+// Adds one action per leader the change may elect (other = that leader, or kNoNode),
+// keeping only those within the epoch bounds. `s` already has the broker's fencing
+// flag updated.
+void add_change_variants(const Config& c, const State& s, const PartitionChange& change, ActionKind kind,
+                         int node, int arg, ActionList& out) {
+  bool unclean = false;
+  const NodeSet options = leader_options(c, s, change, unclean);
+  if (options == 0) {
+    State trial = s;
+    if (change_partition(c, trial, change, kNoNode)) out.add(kind, node, kNoNode, arg);
+    return;
+  }
+  for (int r = 0; r < c.replication_factor; ++r) {
+    if (!contains(options, r)) continue;
+    State trial = s;
+    if (change_partition(c, trial, change, r)) out.add(kind, node, r, arg);
+  }
+}
+
+}  // namespace
+
+void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind kind, int arg,
+                         ActionList& out) {
+  State fenced = s;
+  fenced.controller.fenced |= bit(broker);
+  add_change_variants(c, fenced, fencing_change(s, broker), kind, broker, arg, out);
+}
+
+void fence(const Config& c, State& s, int broker, int new_leader) {
+  const PartitionChange change = fencing_change(s, broker);
+  s.controller.fenced |= bit(broker);
+  change_partition(c, s, change, new_leader);
+}
+
+void controller_actions(const Config& c, const State& s, ActionList& out) {
+  const ControllerState& ctl = s.controller;
+  // Controller failover (KIP-595 election among the voters): when the active controller
+  // is dead or cut off, another live voter takes over if a majority is live.
+  if (!live_voter(c, s, ctl.active) && epoch_fits(ctl.controller_epoch + 1, kMaxEpoch - 1)) {
+    int live = 0;
+    for (int n = 0; n < c.nodes(); ++n) live += live_voter(c, s, n);
+    if (2 * live > c.controller.voters) {
+      for (int n = 0; n < c.nodes(); ++n)
+        if (live_voter(c, s, n)) out.add(ActionKind::ControllerFailover, n);
+    }
+  }
+  if (!quorum_available(c, s)) return;
+  for (int b = 0; b < c.replication_factor; ++b) {
+    const NodeState& node = s.nodes[b];
+    const bool is_fenced = contains(ctl.fenced, b);
+    if (!is_fenced && (!reaches_controller(s, b) || node.broker_epoch == 0)) {
+      // The broker's session expired (broker.session.timeout.ms: dead or cut off), or a
+      // restarted incarnation is replacing it.
+      add_fencing_actions(c, s, b, ActionKind::FenceBroker, 0, out);
+    }
+    if (is_fenced && reaches_controller(s, b)) {
+      // BrokerRegistration (new broker epoch) after a restart, or BrokerHeartbeat from a
+      // broker that is reachable again; unfencing triggers elections of leaderless
+      // partitions it is eligible for.
+      const bool registering = node.broker_epoch == 0;
+      if (registering && ctl.registered_epoch[b] + 1 >= kMaxEpoch) continue;
+      State unfenced = s;
+      unfenced.controller.fenced &= static_cast<NodeSet>(~bit(b));
+      add_change_variants(c, unfenced, unfencing_change(c, s, b, registering),
+                          registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker, b, 0, out);
+    }
+  }
+  if (ctl.leader == kNoNode && c.unclean_leader_election) {
+    // unclean.leader.election.enable: the controller elects any live replica for a
+    // leaderless partition (PartitionChangeBuilder Election.UNCLEAN).
+    bool unclean = false;
+    const PartitionChange change{ctl.isr, 0, true};
+    const NodeSet options = leader_options(c, s, change, unclean);
+    for (int r = 0; unclean && r < c.replication_factor; ++r) {
+      State trial = s;
+      if (contains(options, r) && change_partition(c, trial, change, r))
+        out.add(ActionKind::UncleanElection, r);
+    }
+  }
+  if (ctl.leader != kNoNode && epoch_fits(ctl.leader_epoch + 1, c.bounds.max_leader_epoch) &&
+      epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
+    // Preferred replica election (auto.leader.rebalance.enable, kafka-leader-election):
+    // leadership moves, without a failure, to the preferred replica if it is in the ISR
+    // and unfenced. Which replica is preferred is the assignment order, left open.
+    for (int r = 0; r < c.replication_factor; ++r) {
+      if (r != ctl.leader && contains(ctl.isr, r) && acceptable_leader(s, r))
+        out.add(ActionKind::PreferredElection, r);
+    }
+  }
+  for (int b = 0; b < c.replication_factor; ++b) {
+    const ReplicaState& r = s.replicas[b];
+    // Brokers replay the metadata log once registered (a restarted broker registers first).
+    if (!reaches_controller(s, b) || s.nodes[b].broker_epoch == 0) continue;
+    if (!r.view_valid || r.view_leader != ctl.leader || r.view_leader_epoch != ctl.leader_epoch ||
+        r.view_partition_epoch != ctl.partition_epoch) {
+      out.add(ActionKind::MetadataUpdate, b);
+    }
+  }
+}
+
+void apply_fence_broker(const Config& c, State& s, const Action& a) { fence(c, s, a.node, a.other); }
+
+void apply_register_broker(const Config& c, State& s, const Action& a) {
+  const int b = a.node;
+  ControllerState& ctl = s.controller;
+  const PartitionChange change = unfencing_change(c, s, b, true);
+  ctl.registered_epoch[b] = static_cast<uint8_t>(ctl.registered_epoch[b] + 1);
+  s.nodes[b].broker_epoch = ctl.registered_epoch[b];
+  ctl.fenced &= static_cast<NodeSet>(~bit(b));
+  change_partition(c, s, change, a.other);
+}
+
+void apply_unfence_broker(const Config& c, State& s, const Action& a) {
+  const PartitionChange change = unfencing_change(c, s, a.node, false);
+  s.controller.fenced &= static_cast<NodeSet>(~bit(a.node));
+  change_partition(c, s, change, a.other);
+}
+
+void apply_unclean_election(const Config& c, State& s, const Action& a) {
+  change_partition(c, s, PartitionChange{s.controller.isr, 0, true}, a.node);
+}
+
+void apply_preferred_election(const Config&, State& s, const Action& a) {
+  ControllerState& ctl = s.controller;
+  ctl.leader = a.node;
+  ++ctl.leader_epoch;
+  ++ctl.partition_epoch;
+}
+
+void apply_metadata_update(const Config& c, State& s, const Action& a) {
+  const int b = a.node;
+  ReplicaState& r = s.replicas[b];
+  const ControllerState& ctl = s.controller;
+  const bool was_leader = r.view_valid && r.view_leader == b;
+  const bool epoch_changed = !r.view_valid || r.view_leader_epoch != ctl.leader_epoch;
+  const bool partition_changed = !r.view_valid || r.view_partition_epoch != ctl.partition_epoch;
+  if (was_leader && (ctl.leader != b || epoch_changed)) {
+    // Losing leadership completes parked produce requests with NOT_LEADER_OR_FOLLOWER.
+    ProducerState& p = s.producer;
+    if (p.current != 0 && p.inflight_leader == b &&
+        p.outcome[p.current - 1] == static_cast<uint8_t>(SendOutcome::InFlight)) {
+      p.outcome[p.current - 1] = static_cast<uint8_t>(SendOutcome::NotLeader);
+      p.inflight_leader = kNoNode;
+      p.inflight_offset = 0;
+    }
+  }
+  // A newer partition epoch replaces any pending ISR state with the committed one.
+  if (partition_changed) {
+    r.alter_pending = 0;
+    r.alter_isr = 0;
+  }
+  r.view_valid = 1;
+  r.view_leader = ctl.leader;
+  r.view_leader_epoch = ctl.leader_epoch;
+  r.view_partition_epoch = ctl.partition_epoch;
+  r.view_isr = ctl.isr;
+  if (ctl.leader == b) {
+    if (epoch_changed) {
+      // Partition.makeLeader: the leader epoch starts at the current LEO (the epoch cache
+      // entry KIP-101 relies on); the leader never truncates.
+      r.epoch_start_offset = r.leo;
+      r.needs_truncation = 0;
+      r.response = FetchResponse{};
+    }
+    maybe_increment_hw(c, s, b);
+    complete_delayed_produce(c, s, b);
+    return;
+  }
+  if (!epoch_changed) return;
+  // Partition.makeFollower, once per new leader epoch.
+  r.response = FetchResponse{};
+  if (!c.fixes.leader_epoch_truncation) {
+    // Before KIP-101 a new follower truncated its log to its high watermark.
+    truncate_to(r, r.hw);
+  } else if (r.leo > 0) {
+    r.needs_truncation = 1;  // reconcile with OffsetsForLeaderEpoch before fetching
+  }
+}
+
+void apply_controller_failover(const Config&, State& s, const Action& a) {
+  s.controller.active = a.node;
+  ++s.controller.controller_epoch;
+}
+
+}  // namespace isr::spec::rules

@@ -1,0 +1,257 @@
+// How the model speaks to people and files: action names in protocol terms, actions and
+// states as JSON (the trace format, docs/trace-format.md), and which exploration bounds
+// a state has reached. Nothing here is on an engine's hot path.
+#include <string>
+
+#include "spec/partition_model.h"
+#include "spec/rules.h"
+
+namespace isr::spec {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKindNames[] = {
+    "Produce",        "ProduceTimeout",  "Fetch",           "FetchResponse",     "EpochQuery",
+    "ShrinkIsr",      "AlterPartition",  "FenceBroker",     "RegisterBroker",    "UnfenceBroker",
+    "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
+    "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
+    "Consume"};
+static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
+
+const char* stop_name(int kind) {
+  switch (static_cast<StopKind>(kind)) {
+    case StopKind::None: return "none";
+    case StopKind::Clean: return "clean";
+    case StopKind::Kill: return "kill";
+    case StopKind::Power: return "power";
+    case StopKind::Disk: return "disk";
+  }
+  return "?";
+}
+
+const char* side_name(int side) {
+  switch (side) {
+    case kCutFromQuorum: return "quorum";
+    case kCutFromBrokers: return "brokers";
+    case kCutFromClients: return "clients";
+  }
+  return "?";
+}
+
+const char* outcome_name(int o) {
+  switch (static_cast<SendOutcome>(o)) {
+    case SendOutcome::Unsent: return "unsent";
+    case SendOutcome::InFlight: return "in-flight";
+    case SendOutcome::Acked: return "acked";
+    case SendOutcome::NotEnoughReplicas: return "not-enough-replicas";
+    case SendOutcome::NotEnoughReplicasAfterAppend: return "not-enough-replicas-after-append";
+    case SendOutcome::TimedOut: return "timed-out";
+    case SendOutcome::NotLeader: return "not-leader";
+  }
+  return "?";
+}
+
+json node_or_null(int id) { return id == kNoNode ? json(nullptr) : json(id); }
+
+json set_json(NodeSet s) {
+  json out = json::array();
+  for (int n = 0; n < kMaxNodes; ++n)
+    if (contains(s, n)) out.push_back(n);
+  return out;
+}
+
+json entry_json(const LogEntry& e) { return json::array({e.epoch, e.record}); }
+
+}  // namespace
+
+std::string_view PartitionModel::action_kind(const Action& a) const {
+  return kKindNames[static_cast<int>(a.kind)];
+}
+
+std::vector<std::string_view> PartitionModel::action_kinds() const {
+  return std::vector<std::string_view>(std::begin(kKindNames), std::end(kKindNames));
+}
+
+json PartitionModel::action_to_json(const Action& a) const {
+  json j{{"kind", std::string(action_kind(a))}};
+  using K = ActionKind;
+  switch (a.kind) {
+    case K::Produce: j["broker"] = a.node; j["record"] = a.arg; break;
+    case K::ProduceTimeout: j["record"] = a.arg; break;
+    case K::Fetch:
+    case K::EpochQuery: j["follower"] = a.node; j["leader"] = a.other; break;
+    case K::FetchResponse: j["follower"] = a.node; break;
+    case K::ShrinkIsr: j["leader"] = a.node; j["follower"] = a.other; break;
+    case K::AlterPartition: j["leader"] = a.node; break;
+    case K::FenceBroker:
+    case K::RegisterBroker:
+    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = node_or_null(a.other); break;
+    case K::UncleanElection:
+    case K::PreferredElection: j["leader"] = a.node; break;
+    case K::MetadataUpdate: j["broker"] = a.node; break;
+    case K::ControllerFailover: j["voter"] = a.node; break;
+    case K::Crash:
+      j["node"] = a.node;
+      j["mode"] = stop_name(a.arg);
+      if (a.arg == static_cast<int>(StopKind::Clean)) {
+        j["leader_after"] = a.other == rules::kWithoutController ? json("no quorum") : node_or_null(a.other);
+      }
+      break;
+    case K::Restart:
+    case K::Flush:
+    case K::CheckpointHw: j["node"] = a.node; break;
+    case K::Cut:
+    case K::Heal: j["node"] = a.node; j["side"] = side_name(a.arg); break;
+    case K::Consume: j["broker"] = a.node; break;
+    case K::kCount: break;
+  }
+  return j;
+}
+
+std::string PartitionModel::action_name(const Action& a) const {
+  // "Kind(key=value, ...)" from the JSON form, with bare values for mode and side.
+  const json j = action_to_json(a);
+  std::string out(action_kind(a));
+  out += '(';
+  bool first = true;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "kind") continue;
+    if (!first) out += ", ";
+    first = false;
+    const std::string v = value.is_string() ? value.get<std::string>() : value.dump();
+    if (key == "mode" || key == "side") {
+      out += v;
+    } else {
+      out += key + "=" + v;
+    }
+  }
+  return out + ')';
+}
+
+json PartitionModel::state_to_json(const State& s) const {
+  const Config& c = config_;
+  json nodes = json::array();
+  for (int n = 0; n < c.nodes(); ++n) {
+    const NodeState& node = s.nodes[n];
+    json cut = json::array();
+    for (int side : {kCutFromQuorum, kCutFromBrokers, kCutFromClients})
+      if (node.cut & side) cut.push_back(side_name(side));
+    json jn{{"id", n},           {"broker", c.is_broker(n)},       {"voter", c.is_voter(n)},
+            {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
+            {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
+    if (rules::is_replica(c, n)) {
+      const ReplicaState& r = s.replicas[n];
+      json log = json::array();
+      for (int i = 0; i < r.leo; ++i) log.push_back(entry_json(r.log[i]));
+      const char* role = !node.alive || !r.view_valid ? "none"
+                         : r.view_leader == n        ? "leader"
+                         : r.view_leader == kNoNode  ? "none"
+                                                     : "follower";
+      json rep{{"role", role},
+               {"log", log},
+               {"leo", r.leo},
+               {"hw", r.hw},
+               {"hw_checkpoint", r.hw_checkpoint},
+               {"flushed", r.flushed},
+               {"view", r.view_valid ? json{{"leader", node_or_null(r.view_leader)},
+                                            {"leader_epoch", r.view_leader_epoch},
+                                            {"partition_epoch", r.view_partition_epoch},
+                                            {"isr", set_json(r.view_isr)}}
+                                     : json(nullptr)},
+               {"needs_truncation", r.needs_truncation != 0},
+               {"leader_state", nullptr},
+               {"fetch_response", nullptr}};
+      if (std::string_view(role) == "leader") {
+        json followers = json::array();
+        for (int f = 0; f < c.replication_factor; ++f) {
+          if (f == n) continue;
+          followers.push_back({{"node", f},
+                               {"fetch_offset", r.fetch_offset[f]},
+                               {"fetch_epoch", r.fetch_epoch[f]},
+                               {"broker_epoch", r.fetch_broker_epoch[f]}});
+        }
+        rep["leader_state"] = {{"epoch_start_offset", r.epoch_start_offset},
+                               {"alter_partition", r.alter_pending ? set_json(r.alter_isr) : json(nullptr)},
+                               {"followers", followers}};
+      }
+      const FetchResponse& resp = r.response;
+      if (resp.kind != static_cast<uint8_t>(FetchReply::None)) {
+        const char* kind = resp.kind == static_cast<uint8_t>(FetchReply::Data)         ? "data"
+                           : resp.kind == static_cast<uint8_t>(FetchReply::OutOfRange) ? "out-of-range"
+                                                                                        : "fenced";
+        rep["fetch_response"] = {{"kind", kind},
+                                 {"leader", resp.leader},
+                                 {"leader_epoch", resp.leader_epoch},
+                                 {"offset", resp.offset},
+                                 {"entry", resp.entry.record ? entry_json(resp.entry) : json(nullptr)},
+                                 {"leader_hw", resp.leader_hw},
+                                 {"leader_leo", resp.leader_leo}};
+      }
+      jn["replica"] = rep;
+    }
+    nodes.push_back(jn);
+  }
+  const ControllerState& ctl = s.controller;
+  json replicas = json::array();
+  json registered = json::array();
+  for (int r = 0; r < c.replication_factor; ++r) replicas.push_back(r);
+  for (int b = 0; b < c.brokers; ++b) registered.push_back(ctl.registered_epoch[b]);
+  json controller{{"active", ctl.active},
+                  {"epoch", ctl.controller_epoch},
+                  {"quorum", rules::quorum_available(c, s)},
+                  {"leader", node_or_null(ctl.leader)},
+                  {"leader_epoch", ctl.leader_epoch},
+                  {"partition_epoch", ctl.partition_epoch},
+                  {"replicas", replicas},
+                  {"isr", set_json(ctl.isr)},
+                  {"elr", set_json(ctl.elr)},
+                  {"last_known_elr", set_json(ctl.last_known_elr)},
+                  {"fenced", set_json(ctl.fenced)},
+                  {"registered_epochs", registered},
+                  {"unclean_elected", ctl.unclean_elected != 0}};
+  json outcomes = json::object();
+  for (int k = 1; k <= c.bounds.max_records; ++k) outcomes[std::to_string(k)] = outcome_name(s.producer.outcome[k - 1]);
+  json producer{{"current", s.producer.current}, {"retries", s.producer.retries}, {"outcomes", outcomes}};
+  json read = json::array();
+  for (int i = 0; i < s.consumer.position; ++i) read.push_back(s.consumer.read[i]);
+  return json{{"nodes", nodes},
+              {"controller", controller},
+              {"producer", producer},
+              {"consumer", {{"position", s.consumer.position}, {"read", read}}},
+              {"faults",
+               {{"crashes", s.faults.crashes},
+                {"lossy", s.faults.lossy},
+                {"disk_losses", s.faults.disk_losses},
+                {"clean_shutdowns", s.faults.clean_shutdowns},
+                {"cuts", s.faults.cuts}}},
+              {"history", {{"hw_regressed", s.history.hw_regressed != 0}}}};
+}
+
+std::vector<std::string_view> PartitionModel::bound_names() const {
+  return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
+          "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
+          "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
+          "log capacity"};
+}
+
+uint32_t PartitionModel::bounds_hit(const State& s) const {
+  const Config& c = config_;
+  uint32_t hit = 0;
+  auto mark = [&](int i, bool cond) { hit |= cond ? (1u << i) : 0u; };
+  mark(0, s.producer.current >= c.bounds.max_records);
+  mark(1, s.controller.leader_epoch >= c.bounds.max_leader_epoch);
+  mark(2, s.controller.partition_epoch >= c.bounds.max_partition_epoch);
+  mark(3, c.bounds.max_retries > 0 && s.producer.retries >= c.bounds.max_retries);
+  mark(4, c.faults.max_crashes > 0 && s.faults.crashes >= c.faults.max_crashes);
+  mark(5, c.faults.max_lossy_crashes > 0 && s.faults.lossy >= c.faults.max_lossy_crashes);
+  mark(6, c.faults.max_disk_losses > 0 && s.faults.disk_losses >= c.faults.max_disk_losses);
+  mark(7, c.faults.max_clean_shutdowns > 0 && s.faults.clean_shutdowns >= c.faults.max_clean_shutdowns);
+  mark(8, c.faults.max_network_cuts > 0 && s.faults.cuts >= c.faults.max_network_cuts);
+  bool full = false;
+  for (int r = 0; r < c.replication_factor; ++r) full |= s.replicas[r].leo >= kMaxLog;
+  mark(9, full);
+  return hit;
+}
+
+}  // namespace isr::spec

@@ -1,0 +1,171 @@
+// Faults and the background disk activity they interact with: node stops of four kinds,
+// restarts, network cuts and heals, fsync of the log, and the HW checkpoint.
+//
+// Kafka does not fsync on acknowledgement by default (log.flush.interval.messages is
+// unbounded): a process kill keeps the page cache, a power loss drops the unflushed
+// suffix, a disk loss drops everything (MODEL.md section 5). The HW is written to
+// replication-offset-checkpoint periodically (replica.high.watermark.checkpoint.interval.ms),
+// so a restarted broker may come back with a stale HW.
+#include <algorithm>
+
+#include "spec/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+bool matters(const Config& c, int node) { return is_replica(c, node) || c.is_voter(node); }
+
+// Stop kinds a node may still suffer under the remaining budgets.
+bool budget_allows(const Config& c, const State& s, StopKind kind) {
+  const FaultBudget& b = c.faults;
+  const FaultCounters& used = s.faults;
+  if (used.crashes >= b.max_crashes) return false;
+  switch (kind) {
+    case StopKind::Kill: return true;
+    case StopKind::Power: return used.lossy < b.max_lossy_crashes;
+    case StopKind::Disk: return used.disk_losses < b.max_disk_losses;
+    case StopKind::Clean: return used.clean_shutdowns < b.max_clean_shutdowns;
+    case StopKind::None: return false;
+  }
+  return false;
+}
+
+void forget_process_state(State& s, int node) {
+  ReplicaState& r = s.replicas[node];
+  // What lives only in memory is gone; the HW is reloaded from the checkpoint at start.
+  r.hw = std::min(r.hw_checkpoint, r.leo);
+  r.view_valid = 0;
+  r.view_leader = kNoNode;
+  r.view_leader_epoch = 0;
+  r.view_partition_epoch = 0;
+  r.view_isr = 0;
+  r.needs_truncation = 0;
+  r.epoch_start_offset = 0;
+  r.alter_pending = 0;
+  r.alter_isr = 0;
+  for (int f = 0; f < kMaxReplicas; ++f) {
+    r.fetch_offset[f] = 0;
+    r.fetch_epoch[f] = 0;
+    r.fetch_broker_epoch[f] = 0;
+  }
+  r.response = FetchResponse{};
+}
+
+}  // namespace
+
+void fault_actions(const Config& c, const State& s, ActionList& out) {
+  static constexpr StopKind kKinds[] = {StopKind::Clean, StopKind::Kill, StopKind::Power, StopKind::Disk};
+  static constexpr NetworkSide kSides[] = {kCutFromQuorum, kCutFromBrokers, kCutFromClients};
+  for (int n = 0; n < c.nodes(); ++n) {
+    if (!matters(c, n)) continue;
+    const NodeState& node = s.nodes[n];
+    const bool replica = is_replica(c, n);
+    if (node.alive) {
+      for (StopKind kind : kKinds) {
+        // Data-loss kinds only mean something where there is a log.
+        if (!replica && kind != StopKind::Kill) continue;
+        if (!budget_allows(c, s, kind)) continue;
+        if (kind == StopKind::Clean && replica && quorum_available(c, s) && reaches_controller(s, n) &&
+            !contains(s.controller.fenced, n)) {
+          // Controlled shutdown: one variant per leader the controller may move to.
+          const int before = out.count;
+          add_fencing_actions(c, s, n, ActionKind::Crash, static_cast<int>(kind), out);
+          if (out.count > before) continue;
+        }
+        out.add(ActionKind::Crash, n, kind == StopKind::Clean ? kWithoutController : 0, static_cast<int>(kind));
+      }
+    } else {
+      out.add(ActionKind::Restart, n);
+    }
+    for (NetworkSide side : kSides) {
+      if (!replica && side != kCutFromQuorum) continue;
+      if (node.cut & side) {
+        out.add(ActionKind::Heal, n, 0, side);
+      } else if (node.alive && s.faults.cuts < c.faults.max_network_cuts) {
+        out.add(ActionKind::Cut, n, 0, side);
+      }
+    }
+    if (!replica || !node.alive) continue;
+    const ReplicaState& r = s.replicas[n];
+    if (tracks_flush(c) && c.flush == FlushPolicy::None && r.flushed < r.leo)
+      out.add(ActionKind::Flush, n);
+    // The checkpoint is only read after a restart, so it matters only while a crash can
+    // still happen.
+    if (r.hw_checkpoint != r.hw && s.faults.crashes < c.faults.max_crashes)
+      out.add(ActionKind::CheckpointHw, n);
+  }
+}
+
+void apply_crash(const Config& c, State& s, const Action& a) {
+  const int n = a.node;
+  const StopKind kind = static_cast<StopKind>(a.arg);
+  FaultCounters& used = s.faults;
+  ++used.crashes;
+  if (kind == StopKind::Power) ++used.lossy;
+  if (kind == StopKind::Disk) ++used.disk_losses;
+  if (kind == StopKind::Clean) ++used.clean_shutdowns;
+  if (is_replica(c, n)) {
+    ReplicaState& r = s.replicas[n];
+    switch (kind) {
+      case StopKind::Clean:
+        // Controlled shutdown (KIP-841 in KRaft): the controller moves leadership away and
+        // takes the broker out of the ISR before it stops; without a quorum the broker
+        // gives up waiting and stops anyway. It then flushes and checkpoints everything.
+        if (a.other != kWithoutController) fence(c, s, n, a.other);
+        if (tracks_flush(c)) r.flushed = r.leo;
+        r.hw_checkpoint = r.hw;
+        break;
+      case StopKind::Kill:
+        break;  // the page cache survives a process kill
+      case StopKind::Power:
+        truncate_to(r, r.flushed);
+        break;
+      case StopKind::Disk:
+        truncate_to(r, 0);
+        r.hw_checkpoint = 0;
+        break;
+      case StopKind::None:
+        break;
+    }
+    forget_process_state(s, n);
+  }
+  NodeState& node = s.nodes[n];
+  node.alive = 0;
+  node.last_stop = static_cast<uint8_t>(kind);
+  node.broker_epoch = 0;  // the incarnation is gone; a restart registers anew
+}
+
+void apply_restart(const Config& c, State& s, const Action& a) {
+  const int n = a.node;
+  s.nodes[n].alive = 1;
+  if (!is_replica(c, n)) return;
+  ReplicaState& r = s.replicas[n];
+  // Log recovery: the HW comes from the checkpoint, bounded by the recovered log; what
+  // the recovery reads back is on disk.
+  r.hw = std::min(r.hw_checkpoint, r.leo);
+  if (tracks_flush(c)) r.flushed = r.leo;
+}
+
+void apply_cut(const Config&, State& s, const Action& a) {
+  NodeState& node = s.nodes[a.node];
+  node.cut |= a.arg;
+  ++s.faults.cuts;
+  // Messages in flight across the cut are lost.
+  if (a.arg == kCutFromBrokers) s.replicas[a.node].response = FetchResponse{};
+}
+
+void apply_heal(const Config&, State& s, const Action& a) {
+  s.nodes[a.node].cut &= static_cast<uint8_t>(~a.arg);
+}
+
+void apply_flush(const Config&, State& s, const Action& a) {
+  ReplicaState& r = s.replicas[a.node];
+  r.flushed = r.leo;
+}
+
+void apply_checkpoint_hw(const Config&, State& s, const Action& a) {
+  ReplicaState& r = s.replicas[a.node];
+  r.hw_checkpoint = r.hw;
+}
+
+}  // namespace isr::spec::rules

@@ -1,0 +1,118 @@
+// The producer: one record in flight at a time (max.in.flight.requests=1), sent to a
+// broker that believes it leads the partition, appended by that leader, acknowledged
+// according to `acks`, retried after retriable errors within the retry bound.
+//
+// Broker side: ReplicaManager.appendRecords -> Partition.appendRecordsToLeader, with the
+// min ISR check before the append and the AFTER_APPEND check at completion
+// (complete_delayed_produce in cluster.cc).
+#include "spec/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+SendOutcome outcome_of(const State& s, int record) {
+  return static_cast<SendOutcome>(s.producer.outcome[record - 1]);
+}
+
+bool retriable(SendOutcome o) {
+  // Every error the model produces is retriable in the Java client (RetriableException):
+  // NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER.
+  return o == SendOutcome::NotEnoughReplicas || o == SendOutcome::NotEnoughReplicasAfterAppend ||
+         o == SendOutcome::TimedOut || o == SendOutcome::NotLeader;
+}
+
+// The record the producer may send now: a retry of the current one, or the next one.
+// Writes up to two candidates; returns how many.
+int sendable_records(const Config& c, const State& s, int out[2]) {
+  const ProducerState& p = s.producer;
+  int n = 0;
+  if (p.current != 0) {
+    const SendOutcome o = outcome_of(s, p.current);
+    if (o == SendOutcome::InFlight) return 0;  // max.in.flight.requests.per.connection=1
+    if (retriable(o) && p.retries < c.bounds.max_retries) out[n++] = p.current;
+  }
+  if (p.current < c.bounds.max_records) out[n++] = p.current + 1;
+  return n;
+}
+
+int find_record(const ReplicaState& r, int record) {
+  for (int i = 0; i < r.leo; ++i)
+    if (r.log[i].record == record) return i;
+  return -1;
+}
+
+}  // namespace
+
+void produce_actions(const Config& c, const State& s, ActionList& out) {
+  int records[2];
+  const int n = sendable_records(c, s, records);
+  for (int i = 0; i < n; ++i) {
+    for (int b = 0; b < c.replication_factor; ++b) {
+      const NodeState& node = s.nodes[b];
+      if (!node.alive || (node.cut & kCutFromClients)) continue;
+      // The client sends to the broker its metadata names as leader; with stale
+      // metadata that may be any broker that still believes it leads. With acks=0 the
+      // client does not even learn of NOT_LEADER_OR_FOLLOWER, so any replica counts.
+      if (c.acks != Acks::Zero && !believes_leader(s, b)) continue;
+      if (s.replicas[b].leo >= kMaxLog) continue;
+      out.add(ActionKind::Produce, b, 0, records[i]);
+    }
+  }
+  const ProducerState& p = s.producer;
+  if (p.current != 0 && outcome_of(s, p.current) == SendOutcome::InFlight)
+    out.add(ActionKind::ProduceTimeout, 0, 0, p.current);
+}
+
+void apply_produce(const Config& c, State& s, const Action& a) {
+  ProducerState& p = s.producer;
+  const int record = a.arg;
+  if (record == p.current) ++p.retries;
+  p.current = static_cast<uint8_t>(record);
+  uint8_t& outcome = p.outcome[record - 1];
+  const int b = a.node;
+  ReplicaState& leader = s.replicas[b];
+
+  if (c.acks == Acks::Zero) {
+    // acks=0: the send completes as soon as it is written to the socket. A broker that
+    // is not the leader drops it (the client never hears of it).
+    outcome = static_cast<uint8_t>(SendOutcome::Acked);
+    if (believes_leader(s, b)) append(c, leader, LogEntry{leader.view_leader_epoch, static_cast<uint8_t>(record)});
+    maybe_increment_hw(c, s, b);
+    return;
+  }
+  // Partition.appendRecordsToLeader: with acks=all, reject before appending when the ISR
+  // is below min.insync.replicas (NotEnoughReplicasException).
+  if (c.acks == Acks::All && size(leader.view_isr) < c.min_insync_replicas) {
+    outcome = static_cast<uint8_t>(SendOutcome::NotEnoughReplicas);
+    return;
+  }
+  int offset = c.idempotence ? find_record(leader, record) : -1;
+  // Idempotent producer (KIP-98): a batch whose (producer id, sequence) the leader already
+  // holds is answered as a duplicate with its original offset, not appended again.
+  if (offset < 0) {
+    offset = leader.leo;
+    append(c, leader, LogEntry{leader.view_leader_epoch, static_cast<uint8_t>(record)});
+  }
+  if (c.acks == Acks::One) {
+    outcome = static_cast<uint8_t>(SendOutcome::Acked);
+    maybe_increment_hw(c, s, b);
+    return;
+  }
+  // acks=all: parked in the produce purgatory until the HW passes the batch.
+  outcome = static_cast<uint8_t>(SendOutcome::InFlight);
+  p.inflight_leader = static_cast<uint8_t>(b);
+  p.inflight_offset = static_cast<uint8_t>(offset + 1);
+  maybe_increment_hw(c, s, b);
+  complete_delayed_produce(c, s, b);
+}
+
+void apply_produce_timeout(const Config&, State& s, const Action& a) {
+  // delivery.timeout.ms / request.timeout.ms expired: the client reports a timeout. The
+  // record may still be committed later: the outcome is unknown to the application.
+  ProducerState& p = s.producer;
+  p.outcome[a.arg - 1] = static_cast<uint8_t>(SendOutcome::TimedOut);
+  p.inflight_leader = kNoNode;
+  p.inflight_offset = 0;
+}
+
+}  // namespace isr::spec::rules

@@ -1,0 +1,170 @@
+// Follower replication: the fetch request as the leader handles it, the fetch response
+// as the follower applies it, and log reconciliation after a leader change
+// (OffsetsForLeaderEpoch, KIP-101 and KIP-279).
+//
+// Brokers: Partition.fetchRecords / updateFollowerFetchState (leader side),
+// AbstractFetcherThread.processFetchRequest and truncateToEpochEndOffsets (follower side).
+#include <algorithm>
+
+#include "spec/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+// Why a leader refuses a fetch or an epoch query, or None when it serves it.
+bool leader_refuses(const Config& c, const State& s, int follower, int leader) {
+  // NOT_LEADER_OR_FOLLOWER: the target does not believe it leads.
+  if (!believes_leader(s, leader)) return true;
+  // KIP-320: requests carry the requester's current leader epoch; the leader answers
+  // FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) instead of serving it.
+  if (c.fixes.fetch_epoch_fencing &&
+      s.replicas[follower].view_leader_epoch != s.replicas[leader].view_leader_epoch) {
+    return true;
+  }
+  return false;
+}
+
+// The end offset of `epoch` in a log whose leader-epoch cache is derived from its
+// entries (LeaderEpochFileCache): the start offset of the first larger epoch, or the
+// LEO when none is larger. `current_epoch`/`current_start` add the entry a leader
+// assigns when it becomes leader before appending anything (Partition.makeLeader).
+int end_offset_for(const ReplicaState& r, int epoch, int current_epoch, int current_start) {
+  for (int i = 0; i < r.leo; ++i)
+    if (r.log[i].epoch > epoch) return i;
+  if (current_epoch > epoch) return current_start;
+  return r.leo;
+}
+
+bool has_epoch_at_or_below(const ReplicaState& r, int epoch, int current_epoch) {
+  if (r.leo > 0 && r.log[0].epoch <= epoch) return true;
+  return current_epoch <= epoch && current_epoch >= 0;
+}
+
+// The largest epoch <= `epoch` the leader knows (KIP-279), or -1.
+int largest_epoch_at_or_below(const ReplicaState& r, int epoch, int current_epoch) {
+  int best = -1;
+  for (int i = 0; i < r.leo; ++i)
+    if (r.log[i].epoch <= epoch) best = std::max(best, static_cast<int>(r.log[i].epoch));
+  if (current_epoch <= epoch) best = std::max(best, current_epoch);
+  return best;
+}
+
+}  // namespace
+
+void replication_actions(const Config& c, const State& s, ActionList& out) {
+  for (int f = 0; f < c.replication_factor; ++f) {
+    const ReplicaState& r = s.replicas[f];
+    if (!s.nodes[f].alive) continue;
+    if (r.response.kind != static_cast<uint8_t>(FetchReply::None)) {
+      out.add(ActionKind::FetchResponse, f);
+      continue;  // one fetch outstanding per follower (the fetcher thread waits for it)
+    }
+    const int l = r.view_leader;
+    if (l == kNoNode || l == f || !brokers_connected(s, f, l)) continue;
+    if (r.needs_truncation && c.fixes.leader_epoch_truncation) {
+      out.add(ActionKind::EpochQuery, f, l);
+    } else {
+      out.add(ActionKind::Fetch, f, l);
+    }
+  }
+}
+
+void apply_fetch(const Config& c, State& s, const Action& a) {
+  const int f = a.node;
+  const int l = a.other;
+  ReplicaState& follower = s.replicas[f];
+  ReplicaState& leader = s.replicas[l];
+  FetchResponse& resp = follower.response;
+  resp = FetchResponse{};
+  resp.leader = static_cast<uint8_t>(l);
+  resp.leader_epoch = follower.view_leader_epoch;
+  resp.offset = follower.leo;
+  if (leader_refuses(c, s, f, l)) {
+    resp.kind = static_cast<uint8_t>(FetchReply::Fenced);
+    return;
+  }
+  if (follower.leo > leader.leo) {
+    // OFFSET_OUT_OF_RANGE: the follower holds offsets the leader does not (possible
+    // only where epoch-based truncation is missing or disabled).
+    resp.kind = static_cast<uint8_t>(FetchReply::OutOfRange);
+    resp.leader_leo = leader.leo;
+    return;
+  }
+  // Partition.updateFollowerFetchState: the fetch offset is the follower's LEO.
+  leader.fetch_offset[f] = follower.leo;
+  leader.fetch_epoch[f] = leader.view_leader_epoch;
+  // KIP-903: the fetch carries the follower's broker epoch, later sent with the ISR
+  // expansion so that the controller can reject a stale incarnation.
+  leader.fetch_broker_epoch[f] = s.nodes[f].broker_epoch;
+  maybe_expand_isr(c, s, l, f);
+  maybe_increment_hw(c, s, l);
+  resp.kind = static_cast<uint8_t>(FetchReply::Data);
+  if (follower.leo < leader.leo) resp.entry = leader.log[follower.leo];
+  resp.leader_hw = leader.hw;
+  resp.leader_leo = leader.leo;
+}
+
+void apply_fetch_response(const Config& c, State& s, const Action& a) {
+  const int f = a.node;
+  ReplicaState& r = s.replicas[f];
+  const FetchResponse resp = r.response;
+  r.response = FetchResponse{};
+  // AbstractFetcherThread drops a response for a partition whose leader or leader epoch
+  // changed while the request was outstanding.
+  if (resp.leader != r.view_leader || resp.leader_epoch != r.view_leader_epoch) return;
+  switch (static_cast<FetchReply>(resp.kind)) {
+    case FetchReply::Data:
+      if (resp.entry.record != 0 && resp.offset == r.leo && r.leo < kMaxLog) append(c, r, resp.entry);
+      // ReplicaFetcherThread.processPartitionData: follower HW = min(leader HW, LEO).
+      r.hw = static_cast<uint8_t>(std::min<int>(resp.leader_hw, r.leo));
+      break;
+    case FetchReply::OutOfRange:
+      // ReplicaFetcherThread.handleOffsetOutOfRange (pre-KIP-101 path): truncate to
+      // the leader's LEO when the follower is ahead of it.
+      truncate_to(r, resp.leader_leo);
+      break;
+    case FetchReply::Fenced:
+    case FetchReply::None:
+      break;  // wait for newer metadata
+  }
+}
+
+void apply_epoch_query(const Config& c, State& s, const Action& a) {
+  const int f = a.node;
+  const int l = a.other;
+  ReplicaState& r = s.replicas[f];
+  const ReplicaState& leader = s.replicas[l];
+  if (leader_refuses(c, s, f, l)) return;  // retried after the next metadata update
+  const int leader_epoch = leader.view_leader_epoch;
+  const int leader_start = leader.epoch_start_offset;
+  // The follower asks for the end offset of its latest epoch and truncates there.
+  // KIP-279 iterates until the follower's latest epoch is one the leader also has; each
+  // round is one OffsetsForLeaderEpoch request, taken together here because the follower
+  // sends nothing else in between.
+  while (r.leo > 0) {
+    const int epoch = latest_epoch(r);
+    if (!c.fixes.largest_epoch_lookup) {
+      // KIP-101 (0.11): the leader answers the start offset of the first epoch larger
+      // than the requested one, or UNDEFINED when it knows no epoch at or below it; the
+      // follower then falls back to its high watermark.
+      if (!has_epoch_at_or_below(leader, epoch, leader_epoch)) {
+        truncate_to(r, r.hw);
+      } else {
+        truncate_to(r, end_offset_for(leader, epoch, leader_epoch, leader_start));
+      }
+      break;
+    }
+    const int answer_epoch = largest_epoch_at_or_below(leader, epoch, leader_epoch);
+    if (answer_epoch < 0) {
+      truncate_to(r, 0);  // the leader has nothing this old: nothing of ours is shared
+      break;
+    }
+    const int leader_end = end_offset_for(leader, answer_epoch, leader_epoch, leader_start);
+    const int own_end = end_offset_for(r, answer_epoch, -1, 0);
+    truncate_to(r, std::min(leader_end, own_end));
+    if (answer_epoch == epoch) break;
+  }
+  r.needs_truncation = 0;
+}
+
+}  // namespace isr::spec::rules

@@ -1,0 +1,105 @@
+// Internal to spec/: the helpers the rule files share, and the per-concern entry
+// points that partition_model.cc dispatches to. Not part of the public model API.
+//
+// Each `*_actions` function appends the actions of its concern enabled in a state, in a
+// fixed order; each `apply_*` function performs one action on a state in place.
+#pragma once
+
+#include "spec/config.h"
+#include "spec/partition_model.h"
+#include "spec/queries.h"
+#include "spec/state.h"
+
+namespace isr::spec::rules {
+
+// Collects enabled actions into the caller's fixed buffer (no allocation).
+struct ActionList {
+  Action* out;
+  int count = 0;
+  void add(ActionKind kind, int node, int other = 0, int arg = 0);
+};
+
+// Whether flush state is tracked at all: only a lossy crash can observe it.
+bool tracks_flush(const Config& c);
+
+// --- Log operations --------------------------------------------------------------------
+
+void append(const Config& c, ReplicaState& r, LogEntry entry);
+void truncate_to(ReplicaState& r, int offset);
+// The largest leader epoch in the log, or -1 when the log is empty.
+int latest_epoch(const ReplicaState& r);
+
+// --- Leader bookkeeping ---------------------------------------------------------------
+
+// Partition.maybeIncrementLeaderHW, then completes delayed produce requests.
+void maybe_increment_hw(const Config& c, State& s, int leader);
+// DelayedProduce.tryComplete / Partition.checkEnoughReplicasReachOffset.
+void complete_delayed_produce(const Config& c, State& s, int leader);
+
+// --- Controller (PartitionChangeBuilder) -----------------------------------------------
+
+// A partition change as PartitionChangeBuilder computes it: a target ISR, replicas to
+// treat as restarted after an unclean shutdown (KIP-966), and whether an unclean
+// election is allowed if no eligible leader exists.
+struct PartitionChange {
+  NodeSet target_isr;
+  NodeSet unclean_shutdown = 0;
+  bool allow_unclean = false;
+};
+// The leaders the election in `change` may end with: the current leader when it stays
+// valid, else every valid candidate (any of them: the assignment order that makes Kafka's
+// choice deterministic is left open, docs/model.md), else unclean candidates when
+// allowed. 0 means the partition ends up without a leader. `unclean` tells which.
+NodeSet leader_options(const Config& c, const State& s, const PartitionChange& change, bool& unclean);
+// Applies `change` electing `leader` (one of leader_options, or kNoNode when it is 0);
+// bumps the epochs. Returns false, leaving `s` unchanged, when the epochs would exceed
+// their bounds.
+bool change_partition(const Config& c, State& s, const PartitionChange& change, int leader);
+
+// Adds one `kind` action per way the controller may fence `broker` (other = the leader
+// it elects, or kNoNode); none when every way exceeds the epoch bounds.
+void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind kind, int arg,
+                         ActionList& out);
+// Fences `broker` at the controller, electing `new_leader` if leadership must move.
+void fence(const Config& c, State& s, int broker, int new_leader);
+// Marks a clean stop the controller took no part in (no quorum to shut down through).
+inline constexpr uint8_t kWithoutController = 0xFE;
+
+// --- Per-concern actions and transitions ---------------------------------------------
+
+void produce_actions(const Config& c, const State& s, ActionList& out);
+void apply_produce(const Config& c, State& s, const Action& a);
+void apply_produce_timeout(const Config& c, State& s, const Action& a);
+
+void replication_actions(const Config& c, const State& s, ActionList& out);
+void apply_fetch(const Config& c, State& s, const Action& a);
+void apply_fetch_response(const Config& c, State& s, const Action& a);
+void apply_epoch_query(const Config& c, State& s, const Action& a);
+
+void isr_actions(const Config& c, const State& s, ActionList& out);
+void apply_shrink_isr(const Config& c, State& s, const Action& a);
+void apply_alter_partition(const Config& c, State& s, const Action& a);
+// Called while handling a fetch: Partition.maybeExpandIsr.
+void maybe_expand_isr(const Config& c, State& s, int leader, int follower);
+
+void controller_actions(const Config& c, const State& s, ActionList& out);
+void apply_fence_broker(const Config& c, State& s, const Action& a);
+void apply_register_broker(const Config& c, State& s, const Action& a);
+void apply_unfence_broker(const Config& c, State& s, const Action& a);
+void apply_unclean_election(const Config& c, State& s, const Action& a);
+void apply_preferred_election(const Config& c, State& s, const Action& a);
+void apply_metadata_update(const Config& c, State& s, const Action& a);
+void apply_controller_failover(const Config& c, State& s, const Action& a);
+
+void fault_actions(const Config& c, const State& s, ActionList& out);
+void apply_crash(const Config& c, State& s, const Action& a);
+void apply_restart(const Config& c, State& s, const Action& a);
+void apply_cut(const Config& c, State& s, const Action& a);
+void apply_heal(const Config& c, State& s, const Action& a);
+void apply_flush(const Config& c, State& s, const Action& a);
+void apply_checkpoint_hw(const Config& c, State& s, const Action& a);
+
+void consumer_actions(const Config& c, const State& s, ActionList& out);
+void apply_consume(const Config& c, State& s, const Action& a);
+
+}  // namespace isr::spec::rules
