@@ -1,0 +1,165 @@
+// The `isrcheck` binary end to end: describe, list, and the exit code 2 contract for bad
+// input (the message on stderr names the field at fault).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "properties/catalog.h"
+#include "spec/config.h"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs the binary with `args` (already shell-quoted where needed).
+Result run(const std::string& args) {
+  const std::string base = ::testing::TempDir() + "isrcheck_cli_test";
+  const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" +
+                              base + ".out' 2>'" + base + ".err' </dev/null";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(Cli, DescribePrintsTheResolvedDefaultConfiguration) {
+  const Result r = run("describe");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(printed.is_discarded()) << "not JSON: " << r.out;
+  EXPECT_EQ(printed, isr::spec::to_json(isr::spec::default_config()));
+}
+
+TEST(Cli, DescribeAppliesOverrides) {
+  const Result r = run("describe --set faults.max_crashes=2 --set acks=1 --set protocol=kip-320");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto printed = nlohmann::json::parse(r.out);
+  EXPECT_EQ(printed["faults"]["max_crashes"], 2);
+  EXPECT_EQ(printed["acks"], "1");
+  EXPECT_EQ(printed["protocol"], "kip-320");
+  EXPECT_EQ(printed["fixes"]["maximal_isr"], false);
+  EXPECT_EQ(printed["eligible_leader_replicas"], false);
+}
+
+TEST(Cli, DescribeReadsAConfigFileAndItsOwnOutput) {
+  const std::string path = ::testing::TempDir() + "isrcheck_cli_test_config.json";
+  {
+    std::ofstream(path) << R"({"brokers": 5, "replication_factor": 4})";
+  }
+  const Result first = run("describe --config '" + path + "' --set min_insync_replicas=3");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto printed = nlohmann::json::parse(first.out);
+  EXPECT_EQ(printed["brokers"], 5);
+  EXPECT_EQ(printed["replication_factor"], 4);
+  EXPECT_EQ(printed["min_insync_replicas"], 3);
+  {
+    std::ofstream(path) << first.out;
+  }
+  const Result second = run("describe --config '" + path + "'");
+  std::remove(path.c_str());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(nlohmann::json::parse(second.out), printed);
+}
+
+TEST(Cli, ReplicationFactorAboveBrokersExitsWithTwo) {
+  const Result r = run("describe --set replication_factor=5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("replication_factor"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Cli, UnknownKeyExitsWithTwoListingTheAllowedKeys) {
+  const Result r = run("describe --set faults.max_crash=2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("faults.max_crash"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("max_crashes"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MissingConfigFileExitsWithTwo) {
+  const Result r = run("describe --config /nonexistent/isrcheck.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--config"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run("").exit_code, 2);
+  EXPECT_EQ(run("no-such-command").exit_code, 2);
+  EXPECT_EQ(run("describe --no-such-flag").exit_code, 2);
+  EXPECT_EQ(run("describe --set").exit_code, 2);
+  const Result r = run("list bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("properties"), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpExitsWithZero) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("describe"), std::string::npos) << r.out;
+  const Result sub = run("describe --help");
+  EXPECT_EQ(sub.exit_code, 0);
+  EXPECT_NE(sub.out.find("--set"), std::string::npos) << sub.out;
+}
+
+TEST(Cli, ListProtocols) {
+  const Result r = run("list protocols");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), isr::spec::all_protocols().size());
+  EXPECT_EQ(rows.front().rfind("hw-truncation ", 0), 0u) << rows.front();
+  EXPECT_EQ(rows.back().rfind("kip-966 ", 0), 0u) << rows.back();
+}
+
+TEST(Cli, ListFixes) {
+  const Result r = run("list fixes");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), isr::spec::all_fixes().size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].rfind(std::string(isr::spec::all_fixes()[i].name) + " ", 0), 0u)
+        << rows[i];
+  }
+}
+
+TEST(Cli, ListProperties) {
+  const Result r = run("list properties");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(r.out);
+  const auto& catalog = isr::properties::catalog();
+  ASSERT_EQ(rows.size(), catalog.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].rfind(std::string(catalog[i].name) + " ", 0), 0u) << rows[i];
+    EXPECT_NE(rows[i].find(std::string(catalog[i].description)), std::string::npos);
+  }
+}
+
+}  // namespace
