@@ -1,0 +1,39 @@
+// Choosing a renderer by name (see render.h).
+#include "counterexamples/render.h"
+
+namespace isr::counterexamples {
+
+std::string_view render_format_name(RenderFormat format) {
+  switch (format) {
+    case RenderFormat::Text: return "text";
+    case RenderFormat::Markdown: return "markdown";
+    case RenderFormat::Mermaid: return "mermaid";
+    case RenderFormat::Dot: return "dot";
+  }
+  return "?";
+}
+
+const std::vector<RenderFormat>& all_render_formats() {
+  static const std::vector<RenderFormat> formats = {RenderFormat::Text, RenderFormat::Markdown,
+                                                    RenderFormat::Mermaid, RenderFormat::Dot};
+  return formats;
+}
+
+std::optional<RenderFormat> parse_render_format(std::string_view name) {
+  for (RenderFormat format : all_render_formats()) {
+    if (render_format_name(format) == name) return format;
+  }
+  return std::nullopt;
+}
+
+std::string render_trace(const nlohmann::json& trace, RenderFormat format) {
+  switch (format) {
+    case RenderFormat::Text: return render_text(trace);
+    case RenderFormat::Markdown: return render_markdown(trace);
+    case RenderFormat::Mermaid: return render_mermaid(trace);
+    case RenderFormat::Dot: return render_dot(trace);
+  }
+  return {};
+}
+
+}  // namespace isr::counterexamples

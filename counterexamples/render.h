@@ -1,0 +1,33 @@
+// Rendering a trace (docs/trace-format.md) for people: text, markdown, mermaid, dot.
+//
+// The renderers read the trace JSON only, never the model code, so that a trace stays
+// renderable by any later version of isrcheck and for any model: the fields of the
+// partition model's state are shown in protocol terms, and fields they do not know are
+// shown generically (as "key=value" or as an extra table column).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isr::counterexamples {
+
+enum class RenderFormat { Text, Markdown, Mermaid, Dot };
+
+// "text", "markdown", "mermaid", "dot".
+std::string_view render_format_name(RenderFormat format);
+const std::vector<RenderFormat>& all_render_formats();
+std::optional<RenderFormat> parse_render_format(std::string_view name);
+
+// Every renderer expects a trace that passed check_trace (trace_check.h).
+std::string render_text(const nlohmann::json& trace);      // plain text, `*` marks changes
+std::string render_markdown(const nlohmann::json& trace);  // tables, changes in **bold**
+std::string render_mermaid(const nlohmann::json& trace);   // a sequenceDiagram
+std::string render_dot(const nlohmann::json& trace);       // a Graphviz digraph of the steps
+
+std::string render_trace(const nlohmann::json& trace, RenderFormat format);
+
+}  // namespace isr::counterexamples

@@ -1,0 +1,262 @@
+// Mermaid rendering of a trace: a sequence diagram between the producer, the consumer,
+// the controller and the brokers, with one arrow per request or response and notes for
+// crashes, restarts, cuts, elections and every other change, ending with the violation.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "counterexamples/render.h"
+#include "counterexamples/render_words.h"
+#include "counterexamples/trace_check.h"
+
+namespace isr::counterexamples {
+
+using nlohmann::json;
+
+namespace {
+
+// Mermaid ends a statement at ';' and reads '#' as an entity escape.
+std::string clean(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ';') out += ',';
+    else if (c == '#') out += "no.";
+    else if (c == '\n') out += "<br/>";
+    else out += c;
+  }
+  return out;
+}
+
+class Diagram {
+ public:
+  explicit Diagram(const json& trace) : trace_(trace) {
+    const json& nodes = field(trace.at("steps")[0].at("state"), "nodes");
+    if (nodes.is_array()) {
+      for (const json& node : nodes) {
+        // Dedicated controller voters are drawn as the Controller participant.
+        if (field(node, "broker") != false) brokers_.push_back(field(node, "id"));
+      }
+    }
+    const json& initial = trace.at("steps")[0].at("state");
+    has_producer_ = initial.contains("producer") || nodes.is_array();
+    has_consumer_ = initial.contains("consumer");
+    // The lane for the control plane; a model without one gets a neutral name.
+    system_ = initial.contains("controller") || nodes.is_array() ? "Controller" : "Model";
+  }
+
+  std::string render() {
+    out_ = "sequenceDiagram\n";
+    if (has_producer_) out_ += "  participant Producer\n";
+    if (has_consumer_) out_ += "  participant Consumer\n";
+    out_ += "  participant " + system_ + "\n";
+    for (const json& id : brokers_) out_ += "  participant " + node_name(id) + "\n";
+    const json& steps = trace_.at("steps");
+    out_ += "  Note over " + span() + ": 0. " + clean(initial_summary(steps[0].at("state"))) + "\n";
+    for (size_t i = 1; i < steps.size(); ++i) {
+      render_step(i, steps[i - 1].at("state"), steps[i]);
+    }
+    out_ += "  Note over " + span() + ": VIOLATED " + clean(violation_sentence(trace_)) + "\n";
+    return out_;
+  }
+
+ private:
+  std::string span() const {
+    const std::string first = has_producer_ ? "Producer" : has_consumer_ ? "Consumer" : system_;
+    const std::string last = brokers_.empty() ? system_ : node_name(brokers_.back());
+    return first == last ? first : first + "," + last;
+  }
+
+  // The participant drawing node `id`: its broker lane, or the controller.
+  std::string who(const json& id) const {
+    if (std::find(brokers_.begin(), brokers_.end(), id) != brokers_.end()) return node_name(id);
+    return system_;
+  }
+
+  static const json& param(const json& action, std::initializer_list<const char*> keys) {
+    for (const char* key : keys) {
+      if (action.contains(key)) return action[key];
+    }
+    return field(json(), "none");
+  }
+
+  static const json* node_in(const json& state, const json& id) {
+    const json& nodes = field(state, "nodes");
+    if (!nodes.is_array()) return nullptr;
+    for (const json& node : nodes) {
+      if (field(node, "id") == id) return &node;
+    }
+    return nullptr;
+  }
+
+  static std::string initial_summary(const json& state) {
+    const json& controller = field(state, "controller");
+    if (!controller.is_object()) return "initial state";
+    return "initial state: leader " + node_name(field(controller, "leader")) + ", leader epoch " +
+           compact(field(controller, "leader_epoch")) + ", ISR " +
+           node_set_text(field(controller, "isr"));
+  }
+
+  void arrow(const std::string& from, const std::string& to, bool response, const std::string& text) {
+    out_ += "  " + from + (response ? "-->>" : "->>") + to + ": " + clean(text) + "\n";
+  }
+
+  void note(const std::string& over, const std::string& text) {
+    notes_order_.push_back(over);
+    notes_[over].push_back(text);
+  }
+
+  void reply(const std::string& from, const std::string& to, const std::string& text) {
+    replies_.push_back("  " + from + "-->>" + to + ": " + clean(text) + "\n");
+  }
+
+  // Notes first (what happened at the nodes), then the replies it caused to clients.
+  void flush_notes() {
+    std::vector<std::string> seen;
+    for (const std::string& over : notes_order_) {
+      if (std::find(seen.begin(), seen.end(), over) != seen.end()) continue;
+      seen.push_back(over);
+      std::string text;
+      for (const std::string& line : notes_[over]) text += (text.empty() ? "" : "<br/>") + clean(line);
+      out_ += "  Note over " + over + ": " + text + "\n";
+    }
+    for (const std::string& line : replies_) out_ += line;
+    notes_.clear();
+    notes_order_.clear();
+    replies_.clear();
+  }
+
+  void render_step(size_t index, const json& before, const json& step) {
+    const json& after = step.at("state");
+    const json& action = step.at("action");
+    const std::string kind = scalar_text(field(action, "kind"));
+    const std::string n = std::to_string(index) + ". ";
+    const std::string name = step_action_name(step);
+    // The node the action happens at; Fetch and EpochQuery name both ends explicitly.
+    const json& node = param(action, {"node", "broker", "leader", "follower", "voter"});
+    // Where acks, errors and reads come from: the broker that handled the request, else
+    // the leader; a client-side timeout comes from nowhere (null: a note, not an arrow).
+    json source;
+    if (kind == "Produce" || kind == "Consume") {
+      source = param(action, {"broker", "node"});
+    } else if (kind == "Fetch" || kind == "EpochQuery" || kind == "ShrinkIsr" || kind == "AlterPartition") {
+      source = param(action, {"leader", "node"});
+    } else if (kind != "ProduceTimeout") {
+      source = field(field(before, "controller"), "leader");
+      if (source.is_null()) source = node;
+    }
+
+    if (kind == "Produce") {
+      arrow("Producer", who(node), false, n + "Produce(record " + compact(field(action, "record")) + ")");
+    } else if (kind == "ProduceTimeout") {
+      note("Producer", n + name);
+    } else if (kind == "Fetch") {
+      const json& follower = param(action, {"follower", "node"});
+      const json& leader = param(action, {"leader", "other"});
+      const json* f = node_in(before, follower);
+      const json& replica = f != nullptr ? field(*f, "replica") : field(json(), "none");
+      arrow(who(follower), who(leader), false,
+            n + "Fetch(offset " + compact(field(replica, "leo")) + ", epoch " +
+                compact(field(field(replica, "view"), "leader_epoch")) + ")");
+      const json* g = node_in(after, follower);
+      if (g != nullptr && !field(field(*g, "replica"), "fetch_response").is_null()) {
+        const std::string text = in_flight_text(field(*g, "replica"));
+        const std::string prefix = "fetch response from " + node_name(leader) + ": ";
+        arrow(who(leader), who(follower), true,
+              text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
+      }
+    } else if (kind == "FetchResponse") {
+      note(who(node), n + "handle fetch response");
+    } else if (kind == "EpochQuery") {
+      const json& follower = param(action, {"follower", "node"});
+      const json& leader = param(action, {"leader", "other"});
+      arrow(who(follower), who(leader), false, n + "OffsetsForLeaderEpoch");
+      arrow(who(leader), who(follower), true, "epoch end offset");
+    } else if (kind == "ShrinkIsr") {
+      const json* l = node_in(after, node);
+      const json& proposed =
+          l != nullptr ? field(field(field(*l, "replica"), "leader_state"), "alter_partition")
+                       : field(json(), "none");
+      const json& follower = field(action, "follower");
+      arrow(who(node), system_, false,
+            n + "AlterPartition(ISR " + (proposed.is_null() ? "?" : node_set_text(proposed)) +
+                (follower.is_null() ? "" : ", removing " + node_name(follower)) + ")");
+    } else if (kind == "AlterPartition") {
+      const bool accepted = field(field(before, "controller"), "partition_epoch") !=
+                            field(field(after, "controller"), "partition_epoch");
+      arrow(system_, who(node), true, n + (accepted ? "AlterPartition accepted" : "AlterPartition rejected"));
+    } else if (kind == "RegisterBroker") {
+      arrow(who(node), system_, false, n + "BrokerRegistration");
+      const json* r = node_in(after, node);
+      arrow(system_, who(node), true,
+            "registered, broker epoch " + (r != nullptr ? compact(field(*r, "broker_epoch")) : "?"));
+    } else if (kind == "MetadataUpdate") {
+      const json* m = node_in(after, node);
+      const json& view = m != nullptr ? field(field(*m, "replica"), "view") : field(json(), "none");
+      arrow(system_, who(node), true,
+            n + "metadata: leader " + node_name(field(view, "leader")) + ", epoch " +
+                compact(field(view, "leader_epoch")) + ", ISR " + node_set_text(field(view, "isr")));
+    } else if (kind == "Consume") {
+      arrow("Consumer", who(node), false,
+            n + "Fetch(offset " + compact(field(field(before, "consumer"), "position")) + ")");
+    } else if (kind == "FenceBroker" || kind == "UnfenceBroker" || kind == "UncleanElection" ||
+               kind == "PreferredElection" || kind == "ControllerFailover") {
+      note(system_, n + name);
+    } else if (!node.is_null()) {
+      // Crash, Restart, Cut, Heal, Flush, CheckpointHw, and kinds of later models.
+      note(who(node), n + name);
+    } else {
+      note(system_, n + name);
+    }
+    render_effects(before, after, source);
+    flush_notes();
+  }
+
+  // Every change the step made, as arrows back to clients or notes over the node.
+  void render_effects(const json& before, const json& after, const json& source) {
+    for (const std::string& phrase : describe_changes(before, after)) {
+      if (phrase.find("sees follower") != std::string::npos ||
+          phrase.find("got fetch response") != std::string::npos ||
+          phrase.find("handled its fetch response") != std::string::npos ||
+          phrase.find("sent AlterPartition") != std::string::npos) {
+        continue;  // drawn as an arrow already
+      }
+      if (phrase.rfind("node ", 0) == 0) {
+        const size_t colon = phrase.find(": ");
+        const std::string id = phrase.substr(5, colon - 5);
+        json node_id = json::parse(id, nullptr, false);
+        if (node_id.is_discarded()) node_id = id;
+        note(who(node_id), phrase.substr(colon + 2));
+      } else if (phrase.rfind("record ", 0) == 0) {
+        if (source.is_null()) note("Producer", phrase);
+        else reply(who(source), "Producer", phrase);
+      } else if (phrase.rfind("consumer: read ", 0) == 0) {
+        reply(who(source), "Consumer", phrase.substr(10));
+      } else if (phrase.rfind("controller: ", 0) == 0) {
+        note(system_, phrase.substr(12));
+      } else if (phrase.rfind("producer: ", 0) == 0) {
+        note("Producer", phrase.substr(10));
+      } else if (phrase.rfind("consumer: ", 0) == 0 && has_consumer_) {
+        note("Consumer", phrase.substr(10));
+      } else {
+        note(system_, phrase);
+      }
+    }
+  }
+
+  const json& trace_;
+  std::vector<json> brokers_;
+  bool has_producer_ = false;
+  bool has_consumer_ = false;
+  std::string system_;
+  std::string out_;
+  std::map<std::string, std::vector<std::string>> notes_;
+  std::vector<std::string> notes_order_;
+  std::vector<std::string> replies_;
+};
+
+}  // namespace
+
+std::string render_mermaid(const json& trace) { return Diagram(trace).render(); }
+
+}  // namespace isr::counterexamples

@@ -1,0 +1,387 @@
+// Text and markdown rendering of a trace: a header, then per step the action, what
+// changed in words, a table of nodes and one line each for the controller and clients.
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "counterexamples/render.h"
+#include "counterexamples/render_words.h"
+#include "counterexamples/trace_check.h"
+
+namespace isr::counterexamples {
+
+using nlohmann::json;
+
+namespace {
+
+enum class Style { Text, Markdown };
+
+// One table cell: what is shown, and what decides whether it changed (the underlying
+// fields, so that the HW bar moving inside the log does not mark the log as changed).
+struct Cell {
+  std::string text;
+  std::string signature;
+};
+
+struct Column {
+  std::string title;
+  std::function<Cell(const json& node)> cell;
+};
+
+const std::set<std::string> kNodeKeys = {"id", "broker", "voter", "alive", "last_stop",
+                                         "broker_epoch", "cut", "replica"};
+const std::set<std::string> kReplicaKeys = {"role", "log", "leo", "hw", "hw_checkpoint",
+                                            "flushed", "view", "needs_truncation",
+                                            "leader_state", "fetch_response"};
+const std::vector<std::string> kControllerPrimary = {"active", "quorum", "leader", "leader_epoch",
+                                                     "partition_epoch", "isr", "elr", "fenced"};
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? separator : "") + parts[i];
+  return out;
+}
+
+std::string mark(const std::string& text, bool changed, Style style) {
+  if (!changed) return text;
+  return style == Style::Text ? text + "*" : "**" + text + "**";
+}
+
+std::string md_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+const json& replica_field(const json& node, const char* key) {
+  return field(field(node, "replica"), key);
+}
+
+Cell scalar_cell(const json& value) { return {scalar_text(value), value.dump()}; }
+
+// Columns for this trace: the known ones, "flushed" only when some replica ever had an
+// unflushed suffix, and one column per node or replica field no rule knows.
+std::vector<Column> columns_for(const json& steps) {
+  std::vector<Column> columns;
+  columns.push_back({"node", [](const json& n) { return scalar_cell(json(node_name(field(n, "id")))); }});
+  columns.push_back({"process", [](const json& n) {
+    const json& alive = field(n, "alive");
+    const std::string stop = scalar_text(field(n, "last_stop"));
+    std::string text;
+    if (alive == false) text = "down (" + stop + ")";
+    else if (stop == "none" || stop == "-") text = "up";
+    else text = "up (after " + stop + ")";
+    return Cell{text, alive.dump() + field(n, "last_stop").dump()};
+  }});
+  columns.push_back({"b.epoch", [](const json& n) { return scalar_cell(field(n, "broker_epoch")); }});
+  columns.push_back({"role", [](const json& n) {
+    const json& replica = field(n, "replica");
+    std::string text = replica.is_null() ? "-" : scalar_text(field(replica, "role"));
+    if (field(replica, "needs_truncation") == true) text += " (must truncate)";
+    return Cell{text, field(replica, "role").dump() + field(replica, "needs_truncation").dump()};
+  }});
+  columns.push_back({"log (epoch:record, | = HW)", [](const json& n) {
+    const json& replica = field(n, "replica");
+    return Cell{replica.is_null() ? "-" : log_text(replica), field(replica, "log").dump()};
+  }});
+  columns.push_back({"LEO", [](const json& n) { return scalar_cell(replica_field(n, "leo")); }});
+  columns.push_back({"HW", [](const json& n) { return scalar_cell(replica_field(n, "hw")); }});
+  columns.push_back({"HW ckpt", [](const json& n) { return scalar_cell(replica_field(n, "hw_checkpoint")); }});
+
+  bool unflushed_ever = false;
+  std::vector<std::string> extra_node_keys, extra_replica_keys;
+  for (const json& step : steps) {
+    const json& nodes = field(step.at("state"), "nodes");
+    if (!nodes.is_array()) continue;
+    for (const json& node : nodes) {
+      const json& replica = field(node, "replica");
+      if (replica.contains("flushed") && field(replica, "flushed") != field(replica, "leo")) {
+        unflushed_ever = true;
+      }
+      if (node.is_object()) {
+        for (const auto& [key, value] : node.items()) {
+          if (kNodeKeys.count(key) == 0 &&
+              std::find(extra_node_keys.begin(), extra_node_keys.end(), key) == extra_node_keys.end())
+            extra_node_keys.push_back(key);
+        }
+      }
+      if (replica.is_object()) {
+        for (const auto& [key, value] : replica.items()) {
+          if (kReplicaKeys.count(key) == 0 &&
+              std::find(extra_replica_keys.begin(), extra_replica_keys.end(), key) ==
+                  extra_replica_keys.end())
+            extra_replica_keys.push_back(key);
+        }
+      }
+    }
+  }
+  if (unflushed_ever) {
+    columns.push_back({"flushed", [](const json& n) { return scalar_cell(replica_field(n, "flushed")); }});
+  }
+  columns.push_back({"view leader", [](const json& n) {
+    const json& leader = field(field(field(n, "replica"), "view"), "leader");
+    return Cell{field(n, "replica").is_null() ? "-" : node_name(leader), leader.dump()};
+  }});
+  columns.push_back({"view epoch", [](const json& n) {
+    return scalar_cell(field(field(field(n, "replica"), "view"), "leader_epoch"));
+  }});
+  columns.push_back({"view ISR", [](const json& n) {
+    const json& isr = field(field(field(n, "replica"), "view"), "isr");
+    return Cell{isr.is_null() ? "-" : node_set_text(isr), isr.dump()};
+  }});
+  columns.push_back({"cut from", [](const json& n) {
+    const json& cut = field(n, "cut");
+    return Cell{cut.is_null() ? "-" : cut_text(cut), cut.dump()};
+  }});
+  for (const std::string& key : extra_node_keys) {
+    columns.push_back({key, [key](const json& n) { return scalar_cell(field(n, key.c_str())); }});
+  }
+  for (const std::string& key : extra_replica_keys) {
+    columns.push_back({key, [key](const json& n) { return scalar_cell(replica_field(n, key.c_str())); }});
+  }
+  columns.push_back({"in flight", [](const json& n) {
+    const json& replica = field(n, "replica");
+    return Cell{replica.is_null() ? "-" : in_flight_text(replica),
+                field(replica, "fetch_response").dump() +
+                    field(field(replica, "leader_state"), "alter_partition").dump()};
+  }});
+  return columns;
+}
+
+// The rows of one step's node table, with the cells that changed since `previous`.
+struct Table {
+  std::vector<std::vector<std::string>> rows;
+};
+
+Table node_table(const std::vector<Column>& columns, const json& state, const json* previous,
+                 Style style) {
+  Table table;
+  const json& nodes = field(state, "nodes");
+  if (!nodes.is_array()) return table;
+  const json* old_nodes = previous != nullptr ? &field(*previous, "nodes") : nullptr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const json* old_node = nullptr;
+    if (old_nodes != nullptr && old_nodes->is_array() && i < old_nodes->size()) {
+      old_node = &(*old_nodes)[i];
+    }
+    std::vector<std::string> row;
+    for (const Column& column : columns) {
+      const Cell cell = column.cell(nodes[i]);
+      const bool changed = old_node != nullptr && column.title != "node" &&
+                           column.cell(*old_node).signature != cell.signature;
+      row.push_back(mark(style == Style::Markdown ? md_escape(cell.text) : cell.text, changed, style));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string format_table(const std::vector<Column>& columns, const Table& table, Style style,
+                         const std::string& indent) {
+  std::vector<std::string> titles;
+  for (const Column& column : columns) titles.push_back(column.title);
+  std::string out;
+  if (style == Style::Markdown) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      out += "|";
+      for (const std::string& cell : cells) out += " " + cell + " |";
+      out += "\n";
+    };
+    std::vector<std::string> escaped_titles;
+    for (const std::string& title : titles) escaped_titles.push_back(md_escape(title));
+    line(escaped_titles);
+    out += "|";
+    for (size_t i = 0; i < titles.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& row : table.rows) line(row);
+    return out;
+  }
+  std::vector<size_t> widths(titles.size());
+  for (size_t c = 0; c < titles.size(); ++c) {
+    widths[c] = titles[c].size();
+    for (const auto& row : table.rows) widths[c] = std::max(widths[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = indent;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      text += cells[c];
+      if (c + 1 < cells.size()) text += std::string(widths[c] - cells[c].size() + 2, ' ');
+    }
+    out += text + "\n";
+  };
+  line(titles);
+  std::vector<std::string> rule;
+  for (size_t w : widths) rule.push_back(std::string(w, '-'));
+  line(rule);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
+
+std::string controller_label(const std::string& key) {
+  if (key == "isr") return "ISR";
+  if (key == "elr") return "ELR";
+  if (key == "last_known_elr") return "LastKnownELR";
+  std::string label = key;
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
+std::string controller_value(const std::string& key, const json& value) {
+  if (key == "active" || key == "leader") return node_name(value);
+  if (value.is_array()) return node_set_text(value);
+  return scalar_text(value);
+}
+
+// One line of controller state; fields beyond the main ones appear at step 0 and when
+// they change, so that every value is visible without repeating stable bookkeeping.
+std::string controller_line(const json& controller, const json* previous, Style style) {
+  std::vector<std::string> parts;
+  auto part = [&](const std::string& key, const json& value) {
+    const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
+    parts.push_back(controller_label(key) + " " + mark(controller_value(key, value), changed, style));
+  };
+  for (const std::string& key : kControllerPrimary) {
+    if (controller.contains(key)) part(key, controller[key]);
+  }
+  for (const auto& [key, value] : controller.items()) {
+    if (std::find(kControllerPrimary.begin(), kControllerPrimary.end(), key) != kControllerPrimary.end())
+      continue;
+    if (previous == nullptr || field(*previous, key.c_str()) != value) part(key, value);
+  }
+  return join(parts, ", ");
+}
+
+std::string producer_line(const json& producer, const json* previous, Style style) {
+  std::vector<std::string> parts;
+  const json& outcomes = field(producer, "outcomes");
+  const json* old_outcomes = previous != nullptr ? &field(*previous, "outcomes") : nullptr;
+  if (outcomes.is_object()) {
+    for (const auto& [record, outcome] : outcomes.items()) {
+      const bool changed = old_outcomes != nullptr && field(*old_outcomes, record.c_str()) != outcome;
+      parts.push_back("record " + record + " " + mark(scalar_text(outcome), changed, style));
+    }
+  }
+  for (const auto& [key, value] : producer.items()) {
+    if (key == "outcomes") continue;
+    const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
+    std::string label = key;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    parts.push_back(label + " " + mark(compact(value), changed, style));
+  }
+  return join(parts, ", ");
+}
+
+std::string generic_line(const json& section, const json* previous, Style style) {
+  if (!section.is_object()) {
+    return mark(compact(section), previous != nullptr && *previous != section, style);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : section.items()) {
+    const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
+    std::string label = key;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    parts.push_back(label + " " + mark(compact(value), changed, style));
+  }
+  return join(parts, ", ");
+}
+
+std::string node_kinds(const json& state) {
+  const json& nodes = field(state, "nodes");
+  if (!nodes.is_array()) return {};
+  std::vector<std::string> parts;
+  for (const json& node : nodes) {
+    std::vector<std::string> kinds;
+    if (field(node, "broker") == true) kinds.push_back("broker");
+    if (field(node, "voter") == true) kinds.push_back("voter");
+    parts.push_back(node_name(field(node, "id")) + (kinds.empty() ? "" : " " + join(kinds, "+")));
+  }
+  return join(parts, ", ");
+}
+
+std::string render(const json& trace, Style style) {
+  const json& steps = trace.at("steps");
+  const bool md = style == Style::Markdown;
+  const std::string property = scalar_text(field(trace, "property"));
+  std::string out;
+
+  // Header.
+  if (md) {
+    out += "# Counterexample: `" + property + "`\n\n";
+    if (trace.contains("property_description")) out += "> " + scalar_text(trace["property_description"]) + "\n\n";
+  } else {
+    out += "Counterexample: " + property + "\n";
+    if (trace.contains("property_description")) out += "  " + scalar_text(trace["property_description"]) + "\n";
+  }
+  std::vector<std::string> header;
+  std::string found = "model " + scalar_text(field(trace, "model"));
+  if (trace.contains("engine")) found += ", found by " + scalar_text(trace["engine"]);
+  found += ", " + std::to_string(steps.size() - 1) + " steps";
+  header.push_back(found);
+  for (const std::string& line : config_lines(trace.at("config"))) header.push_back(line);
+  const std::string kinds = node_kinds(steps[0].at("state"));
+  if (!kinds.empty()) header.push_back("nodes: " + kinds);
+  std::string legend = md ? "legend: **bold** = changed since the previous step"
+                          : "legend: * = changed since the previous step";
+  if (!kinds.empty()) {
+    legend += md ? "; log entries are epoch:record, `|` marks the high watermark"
+                 : "; log entries are epoch:record, | marks the high watermark";
+  }
+  header.push_back(legend);
+  for (const std::string& line : header) out += md ? "- " + line + "\n" : line + "\n";
+
+  const std::vector<Column> columns = columns_for(steps);
+  const std::string indent = md ? "" : "  ";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const json& state = steps[i].at("state");
+    const json* previous = i > 0 ? &steps[i - 1].at("state") : nullptr;
+    const std::string action = step_action_name(steps[i]);
+    out += md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
+              : "\nStep " + std::to_string(i) + ": " + action + "\n";
+    if (previous != nullptr) {
+      std::vector<std::string> changes = group_changes(describe_changes(*previous, state));
+      const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
+      out += md ? "**changed:** " + summary + "\n\n" : indent + "changed: " + summary + "\n";
+    }
+    if (field(state, "nodes").is_array()) {
+      out += format_table(columns, node_table(columns, state, previous, style), style, indent);
+      if (md) out += "\n";
+    }
+
+    auto section = [&](const char* key) -> const json* {
+      return previous != nullptr ? &field(*previous, key) : nullptr;
+    };
+    auto emit = [&](const std::string& label, const std::string& text) {
+      out += md ? "- " + label + ": " + text + "\n" : indent + label + ": " + text + "\n";
+    };
+    if (state.contains("controller")) {
+      emit("controller", controller_line(state["controller"], section("controller"), style));
+    }
+    if (state.contains("producer")) emit("producer", producer_line(state["producer"], section("producer"), style));
+    if (state.contains("consumer")) emit("consumer", generic_line(state["consumer"], section("consumer"), style));
+    // Fault counters and history restate what the actions did: shown when they change.
+    // Sections no rule knows are shown in the initial state too.
+    for (const auto& [key, value] : state.items()) {
+      if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
+      const bool bookkeeping = key == "faults" || key == "history";
+      if ((previous == nullptr && !bookkeeping) ||
+          (previous != nullptr && field(*previous, key.c_str()) != value)) {
+        emit(key, generic_line(value, section(key.c_str()), style));
+      }
+    }
+  }
+  const std::string violation = violation_sentence(trace);
+  out += md ? "\n**Violation:** " + violation + "\n" : "\nVIOLATION: " + violation + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const json& trace) { return render(trace, Style::Text); }
+std::string render_markdown(const json& trace) { return render(trace, Style::Markdown); }
+
+}  // namespace isr::counterexamples

@@ -1,0 +1,55 @@
+// The vocabulary the renderers share: how a state field, a change and a violation read
+// in protocol terms ("node 2: crashed (kill -9)", "controller: ISR [0,1,2] -> [0,1]").
+//
+// Everything works on the trace JSON alone. Fields the partition model's state does not
+// have fall back to a generic "path: before -> after", so that traces of other models, or
+// of later versions of this one, still render.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace isr::counterexamples {
+
+// `obj[key]` when present, else null (never throws, never inserts).
+const nlohmann::json& field(const nlohmann::json& obj, const char* key);
+
+// A scalar for people: strings unquoted, null as "-", true/false as yes/no.
+std::string scalar_text(const nlohmann::json& value);
+// A compact JSON dump ("[0,1,2]") for anything, strings unquoted.
+std::string compact(const nlohmann::json& value);
+
+std::string node_name(const nlohmann::json& id);          // 2 -> "N2", null -> "none"
+std::string node_set_text(const nlohmann::json& nodes);   // [0,1,2] -> "[0,1,2]"
+
+// One log entry [epoch, record] as "1:r2"; anything else as compact JSON.
+std::string entry_text(const nlohmann::json& entry);
+// A replica's log with the HW marked: "1:r1 1:r2 | 2:r3"; "(empty)" when empty.
+std::string log_text(const nlohmann::json& replica);
+
+// How a node stopped, from its last_stop: "crashed (kill -9)", "shut down cleanly", ...
+std::string stop_words(const nlohmann::json& last_stop);
+// The network sides a node is cut from: "quorum,clients", "-" when none.
+std::string cut_text(const nlohmann::json& cut);
+// What a replica has in flight: its fetch response, or its AlterPartition as leader.
+std::string in_flight_text(const nlohmann::json& replica);
+// A producer outcome for people: "acked", "failed NOT_ENOUGH_REPLICAS", ...
+std::string outcome_words(const std::string& outcome);
+
+// What changed from one state to the next, one phrase per change, in protocol terms.
+std::vector<std::string> describe_changes(const nlohmann::json& before,
+                                          const nlohmann::json& after);
+
+// The same phrases with consecutive ones about the same subject merged:
+// "controller: leader N0 -> N1, ISR [0,1,2] -> [1,2]".
+std::vector<std::string> group_changes(const std::vector<std::string>& phrases);
+
+// One sentence saying how the last state violates the trace's property.
+std::string violation_sentence(const nlohmann::json& trace);
+
+// Lines describing the configuration: key settings, fault budgets, bounds, the rest.
+std::vector<std::string> config_lines(const nlohmann::json& config);
+
+}  // namespace isr::counterexamples
