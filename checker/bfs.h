@@ -1,0 +1,528 @@
+// Exhaustive, level-synchronous breadth-first search over any checker::Model.
+//
+// Determinism: the result (verdict, counts, depth, level sizes, counterexample) is the
+// same for every thread count, because each level reproduces exactly the order of a
+// sequential BFS:
+//   1. expand  (parallel, frontier chunks): compute every successor, fingerprint it (its
+//      canonical form under symmetry), drop those already visited in earlier levels, and
+//      file the rest as candidates keyed by (parent position, action index) into buckets
+//      per visited-set shard;
+//   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
+//      smallest key (the one a sequential BFS would meet first) and insert it;
+//   3. order   (coordinator): merge the survivors by key: the next frontier's order;
+//   4. materialize (parallel, chunks): recompute each new state from its parent (cheaper
+//      than storing every candidate state), check every property, collect bounds.
+// The frontier holds real states; only fingerprints are canonical. So a counterexample
+// rebuilt from the parent log is a real execution with real node identities.
+//
+// The search stops at the first level containing a violation and reports the violating
+// state that comes first in frontier order, and its first violated property: a shortest
+// counterexample, the same one whatever the thread count.
+//
+// Hot path (expand): no allocation per state. Per-thread buckets keep their capacity
+// from level to level; states are copied on the stack.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checker/bfs_types.h"
+#include "checker/counterexample.h"
+#include "checker/fingerprint.h"
+#include "checker/hooks.h"
+#include "checker/model.h"
+#include "checker/parent_log.h"
+#include "checker/visited_set.h"
+#include "checker/worker_pool.h"
+
+namespace isr::checker {
+
+namespace bfs_detail {
+
+// A successor is identified by its parent's position in the frontier and the action's
+// position in for_each_action order, packed so that comparing keys compares pairs.
+inline constexpr int kActionBits = 24;
+inline constexpr uint64_t kActionMask = (uint64_t{1} << kActionBits) - 1;
+inline uint64_t make_key(uint64_t parent, uint64_t action) { return (parent << kActionBits) | action; }
+inline uint64_t key_parent(uint64_t key) { return key >> kActionBits; }
+inline uint32_t key_action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
+
+template <class Action>
+struct Candidate {
+  Fingerprint fp;
+  uint64_t key;
+  Action action;
+};
+
+template <class Action>
+struct NewState {
+  uint64_t key;
+  Action action;
+};
+
+// A small direct-mapped cache of this level's candidate fingerprints: a state reached
+// twice by the same thread is filed once (a thread meets keys in increasing order, so
+// the first one it files is its smallest).
+inline constexpr size_t kRecentSlots = 4096;
+
+template <class Action>
+struct alignas(64) Worker {
+  std::vector<std::vector<Candidate<Action>>> buckets;  // per visited-set shard
+  std::vector<Candidate<Action>> scratch;
+  std::vector<NewState<Action>> survivors;
+  std::vector<Fingerprint> recent;
+  uint64_t generated = 0;  // successors computed in this level's expand phase
+  uint64_t violation_index = std::numeric_limits<uint64_t>::max();
+  size_t violation_property = 0;
+  uint32_t bounds_mask = 0;
+  // Read by the coordinator while the phase runs.
+  std::atomic<uint64_t> generated_published{0};
+  std::atomic<uint64_t> buffer_bytes{0};
+
+  uint64_t bucket_bytes() const {
+    uint64_t n = recent.capacity() * sizeof(Fingerprint) + buckets.capacity() * sizeof(buckets[0]);
+    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Action>);
+    n += scratch.capacity() * sizeof(Candidate<Action>);
+    n += survivors.capacity() * sizeof(NewState<Action>);
+    return n;
+  }
+};
+
+template <Model M>
+class Engine {
+ public:
+  using State = typename M::State;
+  using Action = typename M::Action;
+
+  Engine(const M& model, const BfsOptions& options) : model_(model), options_(options) {
+    if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
+  }
+
+  BfsResult<M> run() {
+    start_ = Clock::now();
+    last_report_ = start_;
+    WorkerPool pool(options_.threads);
+    pool_ = &pool;
+    for (int t = 0; t < options_.threads; ++t) {
+      auto w = std::make_unique<Worker<Action>>();
+      w->buckets.resize(VisitedSet::kShards);
+      w->recent.assign(kRecentSlots, 0);
+      workers_.push_back(std::move(w));
+    }
+    search();
+    pool_ = nullptr;
+    return finish();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+  Fingerprint fingerprint_of(const State& s) const {
+    if (options_.symmetry) {
+      State canonical = s;
+      model_.canonicalize(canonical);
+      return fingerprint(canonical);
+    }
+    return fingerprint(s);
+  }
+
+  // Returns the index of the first violated property, or kNone.
+  size_t first_violation(const State& s) const {
+    const auto& properties = model_.properties();
+    for (size_t p = 0; p < properties.size(); ++p) {
+      if (!properties[p].holds(model_, s)) return p;
+    }
+    return kNone;
+  }
+
+  void stop(StopReason reason) {
+    int expected = static_cast<int>(StopReason::None);
+    abort_.compare_exchange_strong(expected, static_cast<int>(reason));
+  }
+  StopReason abort_reason() const { return static_cast<StopReason>(abort_.load()); }
+
+  void search() {
+    if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
+    explore_initial_states();
+    if (verdict_ == Verdict::Violated || truncated_) return;
+    for (int level = 1;; ++level) {
+      if (frontier_.empty()) return;  // every reachable state explored: holds
+      tick();
+      if (abort_reason() != StopReason::None) {
+        verdict_ = Verdict::Incomplete;
+        stop_reason_ = abort_reason();
+        return;
+      }
+      expand();
+      if (abort_reason() != StopReason::None) {
+        verdict_ = Verdict::Incomplete;
+        stop_reason_ = abort_reason();
+        return;
+      }
+      dedupe();
+      order();
+      if (new_.empty()) {
+        frontier_.clear();
+        return;
+      }
+      if (options_.max_states != 0 && distinct_ + new_.size() > options_.max_states) {
+        new_.resize(options_.max_states - distinct_);
+        truncated_ = true;
+        if (new_.empty()) {
+          verdict_ = Verdict::Incomplete;
+          stop_reason_ = StopReason::MaxStates;
+          return;
+        }
+      }
+      record_parents();
+      materialize();
+      distinct_ += new_.size();
+      level_sizes_.push_back(new_.size());
+      std::swap(frontier_, next_);
+      if (!truncated_) depth_ = level;
+      maybe_report(false);
+      if (violation_index_ != kNone) {
+        violated(level, violation_index_, violation_property_);
+        return;
+      }
+      if (truncated_) {
+        verdict_ = Verdict::Incomplete;
+        stop_reason_ = StopReason::MaxStates;
+        return;
+      }
+    }
+  }
+
+  void explore_initial_states() {
+    const std::vector<State> initial = model_.initial_states();
+    generated_ = initial.size();
+    parents_.begin_level();
+    for (size_t i = 0; i < initial.size(); ++i) {
+      if (options_.max_states != 0 && frontier_.size() >= options_.max_states) {
+        truncated_ = true;
+        break;
+      }
+      if (!visited_.insert(fingerprint_of(initial[i]))) continue;
+      frontier_.push_back(initial[i]);
+      parents_.append(0, static_cast<uint32_t>(i));
+    }
+    distinct_ = frontier_.size();
+    level_sizes_.push_back(frontier_.size());
+    visited_bytes_ = visited_.bytes();
+    for (size_t i = 0; i < frontier_.size(); ++i) {
+      bounds_mask_ |= bounds_hit(model_, frontier_[i]);
+      const size_t p = first_violation(frontier_[i]);
+      if (p != kNone) {
+        violated(0, i, p);
+        return;
+      }
+    }
+    if (truncated_) {
+      verdict_ = Verdict::Incomplete;
+      stop_reason_ = StopReason::MaxStates;
+    }
+  }
+
+  size_t chunk_size(size_t items) const {
+    const size_t per_thread = items / (static_cast<size_t>(options_.threads) * 8) + 1;
+    return std::clamp<size_t>(per_thread, 1, 256);
+  }
+
+  void expand() {
+    const size_t n = frontier_.size();
+    const size_t chunk = chunk_size(n);
+    next_item_.store(0);
+    in_expand_ = true;
+    pool_->run(
+        [&](int t) {
+          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          for (auto& b : w.buckets) b.clear();
+          std::fill(w.recent.begin(), w.recent.end(), 0);
+          w.generated = 0;
+          w.generated_published.store(0, std::memory_order_relaxed);
+          while (abort_.load(std::memory_order_relaxed) == 0) {
+            const size_t begin = next_item_.fetch_add(chunk);
+            if (begin >= n) break;
+            const size_t end = std::min(n, begin + chunk);
+            for (size_t i = begin; i < end; ++i) expand_one(w, i);
+            w.generated_published.store(w.generated, std::memory_order_relaxed);
+            w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
+          }
+        },
+        [&] { tick(); });
+    in_expand_ = false;
+    for (const auto& w : workers_) generated_ += w->generated;
+  }
+
+  void expand_one(Worker<Action>& w, size_t parent) {
+    const State& s = frontier_[parent];
+    uint64_t index = 0;
+    model_.for_each_action(s, [&](const Action& a) {
+      const uint64_t action_index = index++;
+      if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+      const State successor = model_.next_state(s, a);
+      const Fingerprint fp = fingerprint_of(successor);
+      Fingerprint& recent = w.recent[fp & (kRecentSlots - 1)];
+      if (recent == fp) return;
+      recent = fp;
+      if (visited_.contains(fp)) return;
+      w.buckets[VisitedSet::shard_of(fp)].push_back(Candidate<Action>{fp, make_key(parent, action_index), a});
+    });
+    w.generated += index;
+  }
+
+  void dedupe() {
+    next_item_.store(0);
+    pool_->run(
+        [&](int t) {
+          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          w.survivors.clear();
+          while (true) {
+            const size_t shard = next_item_.fetch_add(1);
+            if (shard >= VisitedSet::kShards) break;
+            dedupe_shard(w, shard);
+          }
+          std::sort(w.survivors.begin(), w.survivors.end(),
+                    [](const NewState<Action>& a, const NewState<Action>& b) { return a.key < b.key; });
+          w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
+        },
+        [&] { tick(); });
+    visited_bytes_ = visited_.bytes();
+  }
+
+  void dedupe_shard(Worker<Action>& w, size_t shard) {
+    w.scratch.clear();
+    for (const auto& other : workers_) {
+      const auto& bucket = other->buckets[shard];
+      w.scratch.insert(w.scratch.end(), bucket.begin(), bucket.end());
+    }
+    if (w.scratch.empty()) return;
+    std::sort(w.scratch.begin(), w.scratch.end(),
+              [](const Candidate<Action>& a, const Candidate<Action>& b) {
+                return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
+              });
+    VisitedShard& set = visited_.shard(shard);
+    const size_t n = w.scratch.size();
+    for (size_t i = 0; i < n;) {
+      const Candidate<Action>& first = w.scratch[i];
+      set.insert(first.fp);
+      w.survivors.push_back(NewState<Action>{first.key, first.action});
+      size_t j = i + 1;
+      while (j < n && w.scratch[j].fp == first.fp) ++j;
+      i = j;
+    }
+  }
+
+  // Merges the workers' survivor lists (each sorted by key) into the next level's order.
+  void order() {
+    size_t total = 0;
+    for (const auto& w : workers_) total += w->survivors.size();
+    new_.clear();
+    new_.reserve(total);
+    std::vector<size_t> head(workers_.size(), 0);
+    for (size_t k = 0; k < total; ++k) {
+      size_t best = workers_.size();
+      uint64_t best_key = kNone;
+      for (size_t t = 0; t < workers_.size(); ++t) {
+        const auto& list = workers_[t]->survivors;
+        if (head[t] < list.size() && (best == workers_.size() || list[head[t]].key < best_key)) {
+          best = t;
+          best_key = list[head[t]].key;
+        }
+      }
+      new_.push_back(workers_[best]->survivors[head[best]++]);
+    }
+  }
+
+  void record_parents() {
+    parents_.begin_level();
+    for (const auto& s : new_) parents_.append(key_parent(s.key), key_action(s.key));
+  }
+
+  void materialize() {
+    const size_t n = new_.size();
+    next_.resize(n);
+    const size_t chunk = chunk_size(n);
+    next_item_.store(0);
+    for (auto& w : workers_) w->violation_index = kNone;
+    pool_->run(
+        [&](int t) {
+          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          while (true) {
+            const size_t begin = next_item_.fetch_add(chunk);
+            if (begin >= n) break;
+            const size_t end = std::min(n, begin + chunk);
+            for (size_t i = begin; i < end; ++i) {
+              next_[i] = model_.next_state(frontier_[key_parent(new_[i].key)], new_[i].action);
+              w.bounds_mask |= bounds_hit(model_, next_[i]);
+              // This worker's chunks come in increasing order: once it has a violation,
+              // later states cannot be the first one.
+              if (w.violation_index != kNone) continue;
+              const size_t p = first_violation(next_[i]);
+              if (p != kNone) {
+                w.violation_index = i;
+                w.violation_property = p;
+              }
+            }
+          }
+        },
+        [&] { tick(); });
+    violation_index_ = kNone;
+    for (const auto& w : workers_) {
+      bounds_mask_ |= w->bounds_mask;
+      if (w->violation_index < violation_index_) {
+        violation_index_ = w->violation_index;
+        violation_property_ = w->violation_property;
+      }
+    }
+  }
+
+  // `index` is the position of the violating state in level `level` (now in frontier_).
+  void violated(int level, uint64_t index, size_t property) {
+    verdict_ = Verdict::Violated;
+    const State violating = frontier_[index];
+    std::vector<uint32_t> actions(static_cast<size_t>(level));
+    for (int l = level; l >= 1; --l) {
+      const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), index);
+      actions[static_cast<size_t>(l - 1)] = e.action_index;
+      index = e.parent_index;
+    }
+    const uint32_t initial = parents_.entry(0, index).action_index;
+    counterexample_ = execute_path(model_, initial, actions);
+    property_ = std::string(model_.properties()[property].name);
+    counterexample_.property = property_;
+    if (!same_bytes(counterexample_.states.back(), violating)) {
+      throw std::logic_error(
+          "bfs: re-executing the counterexample did not reproduce the violating state "
+          "(is next_state or for_each_action nondeterministic?)");
+    }
+  }
+
+  uint64_t memory_now() const {
+    uint64_t n = visited_bytes_ + parents_.bytes();
+    n += (frontier_.capacity() + next_.capacity()) * sizeof(State);
+    n += new_.capacity() * sizeof(NewState<Action>);
+    for (const auto& w : workers_) n += w->buffer_bytes.load(std::memory_order_relaxed) + sizeof(Worker<Action>);
+    return n;
+  }
+
+  uint64_t generated_now() const {
+    uint64_t n = generated_;
+    if (in_expand_) {
+      for (const auto& w : workers_) n += w->generated_published.load(std::memory_order_relaxed);
+    }
+    return n;
+  }
+
+  // Runs on the coordinating thread, between and during phases.
+  void tick() {
+    const uint64_t memory = memory_now();
+    peak_memory_ = std::max(peak_memory_, memory);
+    if (options_.max_memory_bytes != 0 && memory > options_.max_memory_bytes) stop(StopReason::MaxMemory);
+    if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
+    maybe_report(false);
+  }
+
+  double seconds_since_start() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+  void maybe_report(bool force) {
+    if (!options_.progress) return;
+    const auto now = Clock::now();
+    if (!force && now - last_report_ < options_.progress_interval) return;
+    last_report_ = now;
+    BfsProgress p;
+    p.states_generated = generated_now();
+    p.distinct_states = distinct_;
+    p.frontier = frontier_.size();
+    p.depth = depth_;
+    p.seconds = seconds_since_start();
+    p.states_per_second = p.seconds > 0 ? static_cast<double>(p.states_generated) / p.seconds : 0;
+    p.memory_bytes = memory_now();
+    options_.progress(p);
+  }
+
+  BfsResult<M> finish() {
+    peak_memory_ = std::max(peak_memory_, memory_now());
+    BfsResult<M> r;
+    r.verdict = verdict_;
+    r.stop_reason = verdict_ == Verdict::Incomplete ? stop_reason_ : StopReason::None;
+    r.property = property_;
+    r.counterexample = std::move(counterexample_);
+    r.distinct_states = distinct_;
+    r.states_generated = generated_;
+    r.depth = depth_;
+    r.level_sizes = level_sizes_;
+    r.seconds = seconds_since_start();
+    if (r.seconds > 0) {
+      r.states_per_second = static_cast<double>(generated_) / r.seconds;
+      r.distinct_per_second = static_cast<double>(distinct_) / r.seconds;
+    }
+    r.peak_memory_bytes = peak_memory_;
+    r.visited_set_bytes = visited_.bytes();
+    r.parent_log_bytes = parents_.bytes();
+    if (distinct_ > 0) {
+      r.bytes_per_state = static_cast<double>(r.visited_set_bytes + r.parent_log_bytes) /
+                          static_cast<double>(distinct_);
+    }
+    r.collision_probability = std::min(
+        1.0, static_cast<double>(generated_) * static_cast<double>(distinct_) / 18446744073709551616.0);
+    r.bounds_mask = bounds_mask_;
+    r.bounds_reached = bound_names_in(model_, bounds_mask_);
+    r.threads = options_.threads;
+    r.symmetry = options_.symmetry;
+    return r;
+  }
+
+  const M& model_;
+  const BfsOptions& options_;
+  WorkerPool* pool_ = nullptr;
+  std::vector<std::unique_ptr<Worker<Action>>> workers_;
+
+  VisitedSet visited_;
+  ParentLog parents_;
+  std::vector<State> frontier_;  // the level being expanded (after a level: the newest)
+  std::vector<State> next_;
+  std::vector<NewState<Action>> new_;
+  std::atomic<size_t> next_item_{0};
+  std::atomic<int> abort_{0};
+  bool in_expand_ = false;
+
+  Verdict verdict_ = Verdict::Holds;
+  StopReason stop_reason_ = StopReason::None;
+  bool truncated_ = false;
+  std::string property_;
+  Counterexample<M> counterexample_;
+  uint64_t violation_index_ = kNone;
+  size_t violation_property_ = 0;
+
+  uint64_t generated_ = 0;
+  uint64_t distinct_ = 0;
+  int depth_ = 0;
+  std::vector<uint64_t> level_sizes_;
+  uint32_t bounds_mask_ = 0;
+  uint64_t visited_bytes_ = 0;
+  uint64_t peak_memory_ = 0;
+  Clock::time_point start_;
+  Clock::time_point last_report_;
+};
+
+}  // namespace bfs_detail
+
+// Explores every state reachable from the model's initial states (see file comment).
+template <Model M>
+BfsResult<M> bfs(const M& model, const BfsOptions& options = {}) {
+  bfs_detail::Engine<M> engine(model, options);
+  return engine.run();
+}
+
+}  // namespace isr::checker

@@ -1,0 +1,94 @@
+// Options, progress reports and results of the exhaustive BFS engine (checker/bfs.h).
+// See docs/checker.md for the precise meaning of every figure.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checker/counterexample.h"
+
+namespace isr::checker {
+
+enum class Verdict { Holds, Violated, Incomplete };
+
+// Why a search stopped before exploring every reachable state.
+enum class StopReason { None, MaxStates, MaxMemory, Interrupted };
+
+inline std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Holds: return "holds";
+    case Verdict::Violated: return "violated";
+    case Verdict::Incomplete: return "incomplete";
+  }
+  return "?";
+}
+
+inline std::string_view stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::None: return "none";
+    case StopReason::MaxStates: return "max-states";
+    case StopReason::MaxMemory: return "max-memory";
+    case StopReason::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+// A snapshot of a running search, for progress lines.
+struct BfsProgress {
+  uint64_t states_generated = 0;
+  uint64_t distinct_states = 0;
+  uint64_t frontier = 0;         // states of the level being expanded
+  int depth = 0;                 // levels completed so far
+  double seconds = 0;
+  double states_per_second = 0;  // generated states per second since the start
+  uint64_t memory_bytes = 0;     // the engine's own structures
+};
+
+struct BfsOptions {
+  int threads = 1;                 // worker threads, >= 1; results do not depend on it
+  bool symmetry = false;           // fingerprint model.canonicalize(copy) instead of the state
+  uint64_t max_states = 0;         // 0 = unlimited; stop once this many distinct states exist
+  uint64_t max_memory_bytes = 0;   // 0 = unlimited; measured on the engine's structures
+  const std::atomic<bool>* interrupt = nullptr;  // set (e.g. by SIGINT) to stop early
+  std::function<void(const BfsProgress&)> progress;  // called from the calling thread
+  std::chrono::milliseconds progress_interval{1000};
+};
+
+template <class M>
+struct BfsResult {
+  Verdict verdict = Verdict::Holds;
+  StopReason stop_reason = StopReason::None;  // set when verdict is Incomplete
+  std::string property;                       // the violated property, when Violated
+  Counterexample<M> counterexample;           // when Violated
+
+  uint64_t distinct_states = 0;   // distinct (up to symmetry) states discovered and checked
+  uint64_t states_generated = 0;  // initial states + successors computed
+  int depth = 0;                  // last BFS level completely explored (0 = initial states)
+  std::vector<uint64_t> level_sizes;  // new distinct states per level, level 0 first
+
+  double seconds = 0;
+  double states_per_second = 0;    // states_generated / seconds
+  double distinct_per_second = 0;  // distinct_states / seconds
+
+  uint64_t peak_memory_bytes = 0;  // engine structures: visited set, parent log, frontiers, buffers
+  uint64_t visited_set_bytes = 0;  // at the end
+  uint64_t parent_log_bytes = 0;   // at the end
+  double bytes_per_state = 0;      // (visited set + parent log) / distinct states
+
+  // Probability that a fingerprint collision made the search skip a state:
+  // states_generated * distinct_states / 2^64 (union bound; see docs/checker.md).
+  double collision_probability = 0;
+
+  uint32_t bounds_mask = 0;                 // OR of bounds_hit over every distinct state
+  std::vector<std::string> bounds_reached;  // names of the bits in bounds_mask
+
+  int threads = 1;
+  bool symmetry = false;
+};
+
+}  // namespace isr::checker

@@ -1,0 +1,41 @@
+// 64-bit fingerprints of model states, the only thing the visited set remembers.
+//
+// The Model concept guarantees that State is trivially copyable with unique object
+// representations (no padding), so equal states have equal bytes and hashing the bytes
+// is sound. XXH3 is the fastest good-quality hash for inputs of a few hundred bytes.
+//
+// Zero is reserved as the visited set's "empty slot" marker, so a fingerprint that
+// hashes to zero is remapped to one (this merges two of 2^64 values: negligible, and
+// covered by the collision estimate).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <xxhash.h>
+
+namespace isr::checker {
+
+using Fingerprint = uint64_t;
+
+inline Fingerprint fingerprint_bytes(const void* data, std::size_t size) {
+  const Fingerprint h = XXH3_64bits(data, size);
+  return h == 0 ? 1 : h;
+}
+
+template <class State>
+Fingerprint fingerprint(const State& s) {
+  static_assert(std::is_trivially_copyable_v<State>);
+  static_assert(std::has_unique_object_representations_v<State>,
+                "fingerprints hash the bytes: padding would make equal states differ");
+  return fingerprint_bytes(&s, sizeof(State));
+}
+
+// A second hash, independent of the first (different seed), for tests and tools that
+// want to detect actual fingerprint collisions rather than estimate them.
+template <class State>
+uint64_t secondary_hash(const State& s) {
+  return XXH3_64bits_withSeed(&s, sizeof(State), 0x9E3779B97F4A7C15ull);
+}
+
+}  // namespace isr::checker

@@ -1,0 +1,101 @@
+// A fixed set of worker threads that run one phase of work at a time.
+//
+// The BFS engine is level-synchronous: every level runs a few phases, each on all
+// workers, with a barrier in between. The calling (coordinating) thread does not take
+// part in the work: it waits for the phase to finish and meanwhile calls `tick` a few
+// times per second, so that progress reports and limit checks stay timely however long
+// a phase takes.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace isr::checker {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads) {
+    workers_.reserve(static_cast<size_t>(threads));
+    for (int i = 0; i < threads; ++i) workers_.emplace_back([this, i] { loop(i); });
+  }
+
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    start_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+
+  // Runs task(worker index) on every worker; returns when all are done. The first
+  // exception thrown by a task is rethrown here.
+  void run(const std::function<void(int)>& task, const std::function<void()>& tick,
+           std::chrono::milliseconds tick_every = std::chrono::milliseconds(100)) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = &task;
+      running_ = static_cast<int>(workers_.size());
+      error_ = nullptr;
+      ++generation_;
+    }
+    start_.notify_all();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_.wait_for(lock, tick_every, [this] { return running_ == 0; })) {
+      lock.unlock();
+      if (tick) tick();
+      lock.lock();
+    }
+    task_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop(int index) {
+    uint64_t seen = 0;
+    while (true) {
+      const std::function<void(int)>* task;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        task = task_;
+      }
+      std::exception_ptr error;
+      try {
+        (*task)(index);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (error && !error_) error_ = error;
+        if (--running_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  const std::function<void(int)>* task_ = nullptr;
+  int running_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace isr::checker

@@ -1,0 +1,492 @@
+// Tests of the exhaustive BFS engine (checker/bfs.h) and its data structures on the toy
+// models of tests/toy_models.h, against closed-form counts and a naive reference BFS.
+#include <atomic>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "checker/bfs.h"
+#include "checker/parent_log.h"
+#include "checker/visited_set.h"
+#include "tests/toy_models.h"
+
+namespace isr::checker {
+namespace {
+
+using toy::CounterModel;
+using toy::GridModel;
+using toy::MutexModel;
+
+BfsOptions with(int threads, bool symmetry = false) {
+  BfsOptions o;
+  o.threads = threads;
+  o.symmetry = symmetry;
+  return o;
+}
+
+BfsOptions limited(int threads, uint64_t max_states) {
+  BfsOptions o = with(threads);
+  o.max_states = max_states;
+  return o;
+}
+
+uint64_t binomial(int n, int k) {
+  uint64_t r = 1;
+  for (int i = 1; i <= k; ++i) r = r * static_cast<uint64_t>(n - k + i) / static_cast<uint64_t>(i);
+  return r;
+}
+
+uint64_t power(uint64_t b, int e) {
+  uint64_t r = 1;
+  while (e-- > 0) r *= b;
+  return r;
+}
+
+// Compositions of d into n parts each in [0, k].
+uint64_t compositions(int d, int n, int k) {
+  if (n == 0) return d == 0 ? 1 : 0;
+  uint64_t total = 0;
+  for (int first = 0; first <= std::min(d, k); ++first) total += compositions(d - first, n - 1, k);
+  return total;
+}
+
+template <class State>
+std::string bytes_of(const State& s) {
+  return std::string(reinterpret_cast<const char*>(&s), sizeof(State));
+}
+
+// The obvious sequential BFS, as an oracle: a FIFO queue, a std::set of (canonical)
+// states, properties checked on discovery, stopping at the first violating level.
+template <class M>
+struct Reference {
+  uint64_t distinct = 0;
+  int depth = 0;
+  std::vector<uint64_t> level_sizes;
+  bool violated = false;
+  std::string property;
+  typename M::State violating{};
+  size_t counterexample_length = 0;
+};
+
+template <class M>
+Reference<M> reference_bfs(const M& model, bool symmetry) {
+  using State = typename M::State;
+  Reference<M> ref;
+  std::set<std::string> seen;
+  auto key = [&](State s) {
+    if (symmetry) model.canonicalize(s);
+    return bytes_of(s);
+  };
+  std::vector<State> level;
+  auto check = [&](const std::vector<State>& states, int depth) {
+    for (const State& s : states) {
+      for (const auto& p : model.properties()) {
+        if (!p.holds(model, s)) {
+          ref.violated = true;
+          ref.property = std::string(p.name);
+          ref.violating = s;
+          ref.counterexample_length = static_cast<size_t>(depth);
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (const State& s : model.initial_states()) {
+    if (seen.insert(key(s)).second) level.push_back(s);
+  }
+  ref.level_sizes.push_back(level.size());
+  ref.distinct = level.size();
+  if (check(level, 0)) return ref;
+  for (int depth = 1;; ++depth) {
+    std::vector<State> next;
+    for (const State& s : level) {
+      model.for_each_action(s, [&](const typename M::Action& a) {
+        const State n = model.next_state(s, a);
+        if (seen.insert(key(n)).second) next.push_back(n);
+      });
+    }
+    if (next.empty()) return ref;
+    ref.distinct += next.size();
+    ref.level_sizes.push_back(next.size());
+    ref.depth = depth;
+    if (check(next, depth)) return ref;
+    level = std::move(next);
+  }
+}
+
+template <class M>
+void expect_matches_reference(const M& model, bool symmetry, int threads) {
+  SCOPED_TRACE("threads=" + std::to_string(threads) + " symmetry=" + std::to_string(symmetry));
+  const Reference<M> ref = reference_bfs(model, symmetry);
+  BfsOptions options;
+  options.threads = threads;
+  options.symmetry = symmetry;
+  const BfsResult<M> r = bfs(model, options);
+  EXPECT_EQ(r.distinct_states, ref.distinct);
+  EXPECT_EQ(r.depth, ref.depth);
+  EXPECT_EQ(r.level_sizes, ref.level_sizes);
+  EXPECT_EQ(r.verdict, ref.violated ? Verdict::Violated : Verdict::Holds);
+  if (ref.violated) {
+    EXPECT_EQ(r.property, ref.property);
+    ASSERT_EQ(r.counterexample.actions.size(), ref.counterexample_length);
+    EXPECT_TRUE(same_bytes(r.counterexample.states.back(), ref.violating));
+  }
+}
+
+// Every step of the counterexample is a real transition of the model, and re-executing
+// the recorded indices reproduces exactly the recorded states.
+template <class M>
+void expect_valid_counterexample(const M& model, const BfsResult<M>& r) {
+  ASSERT_EQ(r.verdict, Verdict::Violated);
+  const Counterexample<M>& c = r.counterexample;
+  ASSERT_EQ(c.states.size(), c.actions.size() + 1);
+  ASSERT_EQ(c.action_indices.size(), c.actions.size());
+  EXPECT_EQ(c.property, r.property);
+  const auto initial = model.initial_states();
+  ASSERT_LT(c.initial_index, initial.size());
+  EXPECT_TRUE(same_bytes(c.states[0], initial[c.initial_index]));
+  for (size_t i = 0; i < c.actions.size(); ++i) {
+    const auto a = action_at(model, c.states[i], c.action_indices[i]);
+    ASSERT_TRUE(a.has_value());
+    EXPECT_EQ(std::memcmp(&*a, &c.actions[i], sizeof(*a)), 0);
+    EXPECT_TRUE(same_bytes(model.next_state(c.states[i], c.actions[i]), c.states[i + 1]));
+  }
+  const Counterexample<M> again = execute_path(model, c.initial_index, c.action_indices);
+  ASSERT_EQ(again.states.size(), c.states.size());
+  for (size_t i = 0; i < c.states.size(); ++i) EXPECT_TRUE(same_bytes(again.states[i], c.states[i]));
+  bool violates = false;
+  for (const auto& p : model.properties()) {
+    if (p.name == r.property) violates = !p.holds(model, c.states.back());
+  }
+  EXPECT_TRUE(violates);
+}
+
+// --- visited set and parent log ----------------------------------------------------
+
+TEST(VisitedSet, AgreesWithUnorderedSet) {
+  VisitedSet set;
+  std::unordered_set<uint64_t> oracle;
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 400000; ++i) {
+    uint64_t fp = rng();
+    if (i % 7 == 0 && !oracle.empty()) fp = *oracle.begin();  // repeats
+    if (i % 1000 == 1) fp = (fp & 0xFF00000000000000ull) | (i & 3);  // tiny values per shard
+    if (i % 1000 == 2) fp |= 0x00FFFFFFFFFFFFF0ull;                   // huge values per shard
+    if (fp == 0) fp = 1;
+    EXPECT_EQ(set.insert(fp), oracle.insert(fp).second);
+  }
+  EXPECT_EQ(set.size(), oracle.size());
+  for (uint64_t fp : oracle) ASSERT_TRUE(set.contains(fp));
+  std::mt19937_64 other(7);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t fp = other() | 1;
+    EXPECT_EQ(set.contains(fp), oracle.count(fp) == 1);
+  }
+}
+
+TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
+  VisitedSet set;
+  std::mt19937_64 rng(1);
+  for (int i = 1; i <= 3000000; ++i) {
+    set.insert(rng() | 1);
+    if (i % 250000 == 0) {
+      const double per = static_cast<double>(set.bytes()) / static_cast<double>(set.size());
+      EXPECT_LE(per, 15.0) << "at " << i;
+      EXPECT_GE(per, 8.0);
+    }
+  }
+}
+
+TEST(ParentLog, RoundTripsEntries) {
+  ParentLog log;
+  std::vector<std::vector<ParentLog::Entry>> levels(3);
+  std::mt19937_64 rng(3);
+  for (auto& level : levels) {
+    log.begin_level();
+    uint64_t parent = 0;
+    for (int i = 0; i < 5000; ++i) {
+      parent += rng() % 3 == 0 ? rng() % 100000 : 0;
+      const uint32_t action = static_cast<uint32_t>(rng() % (i % 10 == 0 ? 1u << 24 : 200u));
+      log.append(parent, action);
+      level.push_back({parent, action});
+    }
+  }
+  for (size_t l = 0; l < levels.size(); ++l) {
+    EXPECT_EQ(log.level_size(l), levels[l].size());
+    for (size_t i : {size_t{0}, size_t{1}, size_t{777}, size_t{4999}}) {
+      EXPECT_EQ(log.entry(l, i).parent_index, levels[l][i].parent_index);
+      EXPECT_EQ(log.entry(l, i).action_index, levels[l][i].action_index);
+    }
+  }
+  EXPECT_THROW(log.append(0, 0), std::logic_error);  // parents must not go backwards
+}
+
+// --- exact counts ------------------------------------------------------------------
+
+TEST(Bfs, CounterModelExactCountsAndLevels) {
+  const int n = 3, k = 4;
+  const CounterModel model(n, k);
+  const BfsResult<CounterModel> r = bfs(model);
+  EXPECT_EQ(r.verdict, Verdict::Holds);
+  EXPECT_EQ(r.distinct_states, power(k + 1, n));
+  EXPECT_EQ(r.depth, n * k);
+  ASSERT_EQ(r.level_sizes.size(), static_cast<size_t>(n * k + 1));
+  for (int d = 0; d <= n * k; ++d) EXPECT_EQ(r.level_sizes[d], compositions(d, n, k)) << d;
+  // generated = the initial state + one successor per (state, counter below K)
+  //           = 1 + N * K * (K+1)^(N-1).
+  EXPECT_EQ(r.states_generated, 1 + static_cast<uint64_t>(n * k) * power(k + 1, n - 1));
+  EXPECT_GT(r.collision_probability, 0.0);
+  EXPECT_LT(r.collision_probability, 1e-12);
+}
+
+TEST(Bfs, GridWithSeveralInitialStatesCountsDuplicatesOnce) {
+  const GridModel model(7, 5, {{0, 0}, {6, 4}, {0, 0}, {3, 2}});
+  const BfsResult<GridModel> r = bfs(model);
+  EXPECT_EQ(r.verdict, Verdict::Holds);
+  EXPECT_EQ(r.distinct_states, 35u);
+  ASSERT_FALSE(r.level_sizes.empty());
+  EXPECT_EQ(r.level_sizes[0], 3u);
+  // The cells farthest from all three starts, (0,4) and (6,0), are 4 steps away.
+  EXPECT_EQ(r.depth, 4);
+  expect_matches_reference(model, false, 1);
+}
+
+TEST(Bfs, GridFromCornerHasDiagonalLevels) {
+  const GridModel model(6, 4);
+  const BfsResult<GridModel> r = bfs(model, with(2));
+  EXPECT_EQ(r.distinct_states, 24u);
+  EXPECT_EQ(r.depth, 5 + 3);
+  const std::vector<uint64_t> expected = {1, 2, 3, 4, 4, 4, 3, 2, 1};
+  EXPECT_EQ(r.level_sizes, expected);
+}
+
+TEST(Bfs, MatchesReferenceOnEveryToyModel) {
+  for (int threads : {1, 2, 3, 4}) {
+    for (bool symmetry : {false, true}) {
+      expect_matches_reference(CounterModel(4, 3), symmetry, threads);
+      expect_matches_reference(CounterModel(5, 3, 9), symmetry, threads);
+      expect_matches_reference(MutexModel(4, false), symmetry, threads);
+      expect_matches_reference(MutexModel(5, true, 4), symmetry, threads);
+    }
+  }
+}
+
+// --- determinism across thread counts ----------------------------------------------
+
+template <class M>
+void expect_same_for_all_thread_counts(const M& model, bool symmetry) {
+  BfsOptions options;
+  options.symmetry = symmetry;
+  options.threads = 1;
+  const BfsResult<M> one = bfs(model, options);
+  for (int threads : {2, 3, 4}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    options.threads = threads;
+    const BfsResult<M> r = bfs(model, options);
+    EXPECT_EQ(r.verdict, one.verdict);
+    EXPECT_EQ(r.distinct_states, one.distinct_states);
+    EXPECT_EQ(r.states_generated, one.states_generated);
+    EXPECT_EQ(r.depth, one.depth);
+    EXPECT_EQ(r.level_sizes, one.level_sizes);
+    EXPECT_EQ(r.property, one.property);
+    EXPECT_EQ(r.bounds_mask, one.bounds_mask);
+    EXPECT_EQ(r.counterexample.initial_index, one.counterexample.initial_index);
+    EXPECT_EQ(r.counterexample.action_indices, one.counterexample.action_indices);
+    ASSERT_EQ(r.counterexample.states.size(), one.counterexample.states.size());
+    for (size_t i = 0; i < r.counterexample.states.size(); ++i) {
+      EXPECT_TRUE(same_bytes(r.counterexample.states[i], one.counterexample.states[i]));
+    }
+  }
+}
+
+TEST(Bfs, SameResultWithOneToFourThreads) {
+  // Large enough (46656 states, 6^6) that every thread gets many chunks and shards.
+  expect_same_for_all_thread_counts(CounterModel(6, 5), false);
+  expect_same_for_all_thread_counts(CounterModel(6, 5, 17), false);
+  expect_same_for_all_thread_counts(CounterModel(6, 5, 17), true);
+  expect_same_for_all_thread_counts(MutexModel(6, false, 4), false);
+  expect_same_for_all_thread_counts(MutexModel(6, false, 4), true);
+  expect_same_for_all_thread_counts(MutexModel(7, true, 5), true);
+}
+
+// --- symmetry ------------------------------------------------------------------------
+
+TEST(Bfs, SymmetryCountsOrbitsExactly) {
+  for (auto [n, k] : {std::pair{4, 3}, std::pair{5, 4}, std::pair{6, 2}}) {
+    const CounterModel model(n, k);
+    const auto plain = bfs(model, with(2, false));
+    const auto reduced = bfs(model, with(2, true));
+    EXPECT_EQ(plain.distinct_states, power(k + 1, n));
+    EXPECT_EQ(reduced.distinct_states, binomial(n + k, n)) << n << " " << k;
+    EXPECT_EQ(reduced.verdict, Verdict::Holds);
+    EXPECT_EQ(reduced.depth, plain.depth);
+  }
+}
+
+TEST(Bfs, SymmetryKeepsVerdictsAndReducesStates) {
+  const MutexModel buggy(5, false);
+  const auto plain = bfs(buggy, with(1, false));
+  const auto reduced = bfs(buggy, with(1, true));
+  EXPECT_EQ(plain.verdict, Verdict::Violated);
+  EXPECT_EQ(reduced.verdict, Verdict::Violated);
+  EXPECT_EQ(plain.property, reduced.property);
+  EXPECT_EQ(plain.counterexample.actions.size(), reduced.counterexample.actions.size());
+  EXPECT_LT(reduced.distinct_states, plain.distinct_states);
+
+  const MutexModel correct(5, true);
+  const auto plain_ok = bfs(correct, with(1, false));
+  const auto reduced_ok = bfs(correct, with(1, true));
+  EXPECT_EQ(plain_ok.verdict, Verdict::Holds);
+  EXPECT_EQ(reduced_ok.verdict, Verdict::Holds);
+  EXPECT_LT(reduced_ok.distinct_states, plain_ok.distinct_states);
+}
+
+TEST(Bfs, SymmetricCounterexampleIsARealExecution) {
+  // Process 0 is never relabelled: the trace must show the processes that really moved.
+  const MutexModel model(4, false);
+  const auto r = bfs(model, with(3, true));
+  expect_valid_counterexample(model, r);
+}
+
+// --- counterexamples -----------------------------------------------------------------
+
+TEST(Bfs, ShortestCounterexampleHasTheMinimalLength) {
+  for (int limit : {1, 5, 11}) {
+    const CounterModel model(4, 4, limit);
+    const auto r = bfs(model, with(2));
+    ASSERT_EQ(r.verdict, Verdict::Violated);
+    EXPECT_EQ(r.property, "sum-below");
+    EXPECT_EQ(r.counterexample.actions.size(), static_cast<size_t>(limit));
+    EXPECT_EQ(r.depth, limit);
+    expect_valid_counterexample(model, r);
+  }
+  const MutexModel mutex(3, false);
+  const auto m = bfs(mutex, with(2));
+  ASSERT_EQ(m.verdict, Verdict::Violated);
+  EXPECT_EQ(m.property, "mutual-exclusion");  // first in property order
+  EXPECT_EQ(m.counterexample.actions.size(), 4u);  // check, check, enter, enter
+  EXPECT_EQ(mutex.critical(m.counterexample.states.back()), 2);
+  expect_valid_counterexample(mutex, m);
+}
+
+TEST(Bfs, ViolationInAnInitialStateIsAnEmptyTrace) {
+  CounterModel model(3, 4, /*sum_limit=*/3);
+  CounterModel::State bad;
+  bad.counter[0] = 2;
+  bad.counter[1] = 2;
+  model.add_initial_state(CounterModel::State{});  // a duplicate, counted once
+  model.add_initial_state(bad);
+  for (int threads : {1, 2}) {
+    const auto r = bfs(model, with(threads));
+    ASSERT_EQ(r.verdict, Verdict::Violated);
+    EXPECT_EQ(r.depth, 0);
+    EXPECT_EQ(r.distinct_states, 2u);
+    EXPECT_TRUE(r.counterexample.actions.empty());
+    EXPECT_EQ(r.counterexample.initial_index, 2u);
+    expect_valid_counterexample(model, r);
+  }
+}
+
+// --- limits ----------------------------------------------------------------------------
+
+TEST(Bfs, MaxStatesGivesIncompleteWithExactlyThatManyStates) {
+  const CounterModel model(5, 4);
+  for (int threads : {1, 3}) {
+    const auto r = bfs(model, limited(threads, 1000));
+    EXPECT_EQ(r.verdict, Verdict::Incomplete);
+    EXPECT_EQ(r.stop_reason, StopReason::MaxStates);
+    EXPECT_EQ(r.distinct_states, 1000u);
+    // Levels 0..d complete, with d the largest depth whose cumulative count fits.
+    uint64_t cumulative = 0;
+    int complete = -1;
+    for (int d = 0; d <= 20; ++d) {
+      cumulative += compositions(d, 5, 4);
+      if (cumulative > 1000) break;
+      complete = d;
+    }
+    EXPECT_EQ(r.depth, complete);
+  }
+  // A limit at or above the state space changes nothing.
+  const auto all = bfs(model, limited(1, 3125));
+  EXPECT_EQ(all.verdict, Verdict::Holds);
+  EXPECT_EQ(all.distinct_states, 3125u);
+}
+
+TEST(Bfs, MaxMemoryGivesIncomplete) {
+  const CounterModel model(6, 5);
+  BfsOptions options = with(2);
+  options.max_memory_bytes = 1 << 20;
+  const auto r = bfs(model, options);
+  EXPECT_EQ(r.verdict, Verdict::Incomplete);
+  EXPECT_EQ(r.stop_reason, StopReason::MaxMemory);
+  EXPECT_LT(r.distinct_states, power(6, 6));
+}
+
+TEST(Bfs, InterruptFlagGivesIncomplete) {
+  std::atomic<bool> flag{true};
+  const CounterModel model(4, 4);
+  BfsOptions options = with(1);
+  options.interrupt = &flag;
+  const auto before = bfs(model, options);
+  EXPECT_EQ(before.verdict, Verdict::Incomplete);
+  EXPECT_EQ(before.stop_reason, StopReason::Interrupted);
+
+  // Interrupted in the middle of a search (the model raises the flag itself).
+  std::atomic<bool> later{false};
+  GridModel grid(3000, 3000);
+  grid.interrupt_after(&later, 200000);
+  options = with(2);
+  options.interrupt = &later;
+  const auto mid = bfs(grid, options);
+  EXPECT_EQ(mid.verdict, Verdict::Incomplete);
+  EXPECT_EQ(mid.stop_reason, StopReason::Interrupted);
+  EXPECT_GT(mid.distinct_states, 1000u);
+  EXPECT_LT(mid.distinct_states, 9000000u);
+}
+
+// --- reports -------------------------------------------------------------------------
+
+TEST(Bfs, ReportsWhichBoundsWereReached) {
+  const auto r = bfs(CounterModel(3, 2));
+  EXPECT_EQ(r.bounds_reached, (std::vector<std::string>{"counter-at-max", "all-at-max"}));
+  const auto partial = bfs(CounterModel(3, 2), limited(1, 4));  // depth 1: no counter at 2
+  EXPECT_EQ(partial.verdict, Verdict::Incomplete);
+  EXPECT_EQ(partial.level_sizes, (std::vector<uint64_t>{1, 3}));
+  EXPECT_TRUE(partial.bounds_reached.empty());
+  const auto grid = bfs(GridModel(3, 3));  // no hook: nothing reported
+  EXPECT_TRUE(grid.bounds_reached.empty());
+}
+
+TEST(Bfs, ProgressIsReportedAndMemoryMeasured) {
+  int calls = 0;
+  BfsProgress last;
+  BfsOptions options;
+  options.threads = 2;
+  options.progress_interval = std::chrono::milliseconds(0);
+  options.progress = [&](const BfsProgress& p) {
+    ++calls;
+    EXPECT_GE(p.states_generated, last.states_generated);
+    last = p;
+  };
+  const auto r = bfs(CounterModel(6, 5), options);
+  EXPECT_GT(calls, 5);
+  EXPECT_GT(last.distinct_states, 0u);
+  EXPECT_GT(last.memory_bytes, 0u);
+  EXPECT_GT(r.peak_memory_bytes, r.visited_set_bytes);
+  EXPECT_GT(r.bytes_per_state, 8.0);
+}
+
+TEST(Bfs, RejectsZeroThreads) {
+  EXPECT_THROW(bfs(CounterModel(2, 2), with(0)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace isr::checker
