@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Configures and builds isrcheck: build/ (Release), or build-asan/ with --sanitize
+# (AddressSanitizer + UBSan). Further arguments go to `cmake --build`, for instance
+# `scripts/build.sh --target isrcheck`. ISRCHECK_JOBS sets the parallelism.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_root="${ISRCHECK_BUILD_ROOT:-$root}"  # where build/ and build-asan/ go
+build_dir="$build_root/build"
+sanitize=OFF
+if [[ "${1:-}" == "--sanitize" ]]; then
+  build_dir="$build_root/build-asan"
+  sanitize=ON
+  shift
+fi
+jobs="${ISRCHECK_JOBS:-$(nproc)}"
+
+configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_SANITIZE="$sanitize")
+# The generator is fixed at the first configure; pick Ninja when there is one.
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+  configure+=(-G Ninja)
+fi
+cmake "${configure[@]}" >/dev/null
+cmake --build "$build_dir" -j "$jobs" "$@"

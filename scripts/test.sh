@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds everything and runs every test. With --sanitize the
+# build and the tests use AddressSanitizer + UBSan (build-asan/). Further arguments go
+# to ctest, for instance `scripts/test.sh --sanitize -LE slow` or `-R config`.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_root="${ISRCHECK_BUILD_ROOT:-$root}"  # where build/ and build-asan/ go
+build_dir="$build_root/build"
+build_args=()
+if [[ "${1:-}" == "--sanitize" ]]; then
+  build_dir="$build_root/build-asan"
+  build_args=(--sanitize)
+  shift
+  # Stop at the first report, with a stack, so that a finding fails its test.
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+fi
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh" "${build_args[@]}"
+ctest --test-dir "$build_dir" --output-on-failure -j "${ISRCHECK_TEST_JOBS:-2}" "$@"
