@@ -72,12 +72,19 @@ struct NewState {
 // the first one it files is its smallest).
 inline constexpr size_t kRecentSlots = 4096;
 
+// Visited-set lookups are cache misses on large sets. Successors wait in a small ring
+// after their slot is prefetched, so that several misses overlap.
+inline constexpr size_t kLookahead = 16;
+
 template <class Action>
 struct alignas(64) Worker {
   std::vector<std::vector<Candidate<Action>>> buckets;  // per visited-set shard
   std::vector<Candidate<Action>> scratch;
   std::vector<NewState<Action>> survivors;
   std::vector<Fingerprint> recent;
+  Candidate<Action> pending[kLookahead];
+  size_t pending_count = 0;
+  size_t pending_head = 0;
   uint64_t generated = 0;  // successors computed in this level's expand phase
   uint64_t violation_index = std::numeric_limits<uint64_t>::max();
   size_t violation_property = 0;
@@ -253,6 +260,7 @@ class Engine {
             if (begin >= n) break;
             const size_t end = std::min(n, begin + chunk);
             for (size_t i = begin; i < end; ++i) expand_one(w, i);
+            drain(w);
             w.generated_published.store(w.generated, std::memory_order_relaxed);
             w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
           }
@@ -273,10 +281,31 @@ class Engine {
       Fingerprint& recent = w.recent[fp & (kRecentSlots - 1)];
       if (recent == fp) return;
       recent = fp;
-      if (visited_.contains(fp)) return;
-      w.buckets[VisitedSet::shard_of(fp)].push_back(Candidate<Action>{fp, make_key(parent, action_index), a});
+      visited_.prefetch(fp);
+      const Candidate<Action> c{fp, make_key(parent, action_index), a};
+      if (w.pending_count < kLookahead) {
+        w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
+      } else {
+        file_if_new(w, w.pending[w.pending_head]);
+        w.pending[w.pending_head] = c;
+        w.pending_head = (w.pending_head + 1) % kLookahead;
+      }
     });
     w.generated += index;
+  }
+
+  // Files the successors still waiting in the lookahead ring, oldest first.
+  void drain(Worker<Action>& w) {
+    for (; w.pending_count > 0; --w.pending_count) {
+      file_if_new(w, w.pending[w.pending_head]);
+      w.pending_head = (w.pending_head + 1) % kLookahead;
+    }
+    w.pending_head = 0;
+  }
+
+  void file_if_new(Worker<Action>& w, const Candidate<Action>& c) {
+    if (visited_.contains(c.fp)) return;
+    w.buckets[VisitedSet::shard_of(c.fp)].push_back(c);
   }
 
   void dedupe() {
