@@ -2,6 +2,7 @@
 // input (the message on stderr names the field at fault).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -30,9 +31,16 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
+// A file name no other test process uses (ctest runs tests in parallel).
+std::string temp_path(const std::string& suffix) {
+  static int counter = 0;
+  return ::testing::TempDir() + "isrcheck_cli_test_" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++) + suffix;
+}
+
 // Runs the binary with `args` (already shell-quoted where needed).
 Result run(const std::string& args) {
-  const std::string base = ::testing::TempDir() + "isrcheck_cli_test";
+  const std::string base = temp_path("");
   const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" +
                               base + ".out' 2>'" + base + ".err' </dev/null";
   const int status = std::system(command.c_str());
@@ -72,7 +80,7 @@ TEST(Cli, DescribeAppliesOverrides) {
 }
 
 TEST(Cli, DescribeReadsAConfigFileAndItsOwnOutput) {
-  const std::string path = ::testing::TempDir() + "isrcheck_cli_test_config.json";
+  const std::string path = temp_path(".json");
   {
     std::ofstream(path) << R"({"brokers": 5, "replication_factor": 4})";
   }

@@ -5,6 +5,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -569,7 +571,9 @@ RC_GTEST_PROP(ConfigJson, RandomConfigurationsRoundTrip, ()) {
 
 class ConfigFile : public ::testing::Test {
  protected:
-  std::string path_ = ::testing::TempDir() + "isrcheck_config_test.json";
+  // Per process: ctest runs the tests of this fixture in parallel.
+  std::string path_ =
+      ::testing::TempDir() + "isrcheck_config_test_" + std::to_string(getpid()) + ".json";
   void TearDown() override { std::remove(path_.c_str()); }
   void write(const std::string& text) { std::ofstream(path_) << text; }
 };
