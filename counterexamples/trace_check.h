@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +18,11 @@ inline constexpr int kTraceFormatVersion = 1;
 // A trace file that cannot be read or does not follow the format; `field` is the path of
 // the field at fault ("steps[3].state"), or the file name when it cannot be read.
 struct TraceFormatError : std::runtime_error {
-  TraceFormatError(std::string field, const std::string& message)
-      : std::runtime_error(field + ": " + message), field(std::move(field)) {}
+  TraceFormatError(std::string field, std::string message)
+      : std::runtime_error(field + ": " + message), field(std::move(field)),
+        message(std::move(message)) {}
   std::string field;
+  std::string message;  // without the field
 };
 
 // Reads and parses a JSON file; throws TraceFormatError when unreadable or not JSON.

@@ -1,0 +1,68 @@
+// `isrcheck render TRACE --format text|markdown|mermaid|dot [--out FILE]`: shows a trace
+// file for people. Works from the trace JSON alone (counterexamples/render.h).
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "counterexamples/render.h"
+#include "counterexamples/trace_check.h"
+
+namespace isr::cli {
+namespace {
+
+struct RenderOptions {
+  std::string trace_file;
+  std::string format = "text";
+  std::string out;  // empty: stdout
+};
+
+void render(const RenderOptions& options) {
+  using namespace counterexamples;
+  const std::optional<RenderFormat> format = parse_render_format(options.format);
+  if (!format) {
+    throw UsageError("--format", "unknown format \"" + options.format +
+                                     "\"; allowed: text, markdown, mermaid, dot");
+  }
+  nlohmann::json trace;
+  try {
+    trace = read_trace_file(options.trace_file);
+    check_trace(trace);
+  } catch (const TraceFormatError& e) {
+    throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field,
+                     e.message);
+  }
+  const std::string text = render_trace(trace, *format);
+  if (options.out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(options.out);
+  if (!out || !(out << text) || !out.flush()) {
+    throw UsageError("--out", "cannot write " + options.out);
+  }
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app) {
+  auto options = std::make_shared<RenderOptions>();
+  CLI::App* command = app.add_subcommand(
+      "render", "Show a trace file as text, markdown, a mermaid sequence diagram or a dot graph");
+  command->add_option("trace", options->trace_file, "Trace JSON file (docs/trace-format.md)")
+      ->required();
+  std::vector<std::string> formats;
+  for (auto f : counterexamples::all_render_formats()) {
+    formats.emplace_back(counterexamples::render_format_name(f));
+  }
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
+  command->add_option("--out", options->out, "Write to this file instead of stdout");
+  command->callback([options] { render(*options); });
+}
+
+}  // namespace isr::cli
