@@ -285,6 +285,7 @@ void parse_bounds(const json& v, Bounds& b) {
       {"max_leader_epoch", &Bounds::max_leader_epoch},
       {"max_partition_epoch", &Bounds::max_partition_epoch},
       {"max_retries", &Bounds::max_retries},
+      {"max_leader_moves", &Bounds::max_leader_moves},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -458,6 +459,7 @@ void validate(const Config& c) {
   require_range(c.bounds.max_partition_epoch, "bounds.max_partition_epoch", 1, kMaxEpoch - 1,
                 "the model's epoch limit");
   require_range(c.bounds.max_retries, "bounds.max_retries", 0, kMaxRetries);
+  require_range(c.bounds.max_leader_moves, "bounds.max_leader_moves", 0, kMaxEpoch - 1);
 
   if (c.eligible_leader_replicas && c.protocol < Protocol::Kip966) {
     throw ConfigError("eligible_leader_replicas",
@@ -603,7 +605,8 @@ nlohmann::json to_json(const Config& c) {
        {{"max_records", c.bounds.max_records},
         {"max_leader_epoch", c.bounds.max_leader_epoch},
         {"max_partition_epoch", c.bounds.max_partition_epoch},
-        {"max_retries", c.bounds.max_retries}}},
+        {"max_retries", c.bounds.max_retries},
+        {"max_leader_moves", c.bounds.max_leader_moves}}},
       {"properties", c.properties},
   };
 }

@@ -64,6 +64,7 @@ struct Bounds {
   int max_leader_epoch = 3;     // no election beyond this leader epoch
   int max_partition_epoch = 6;  // no partition change (ISR change, election) beyond this
   int max_retries = 1;          // producer retries over the whole run
+  int max_leader_moves = 0;     // preferred-replica elections (leadership moved without a failure)
 };
 
 struct Config {

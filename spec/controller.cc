@@ -202,7 +202,8 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
         out.add(ActionKind::UncleanElection, r);
     }
   }
-  if (ctl.leader != kNoNode && epoch_fits(ctl.leader_epoch + 1, c.bounds.max_leader_epoch) &&
+  if (ctl.leader != kNoNode && s.faults.leader_moves < c.bounds.max_leader_moves &&
+      epoch_fits(ctl.leader_epoch + 1, c.bounds.max_leader_epoch) &&
       epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
     // Preferred replica election (auto.leader.rebalance.enable, kafka-leader-election):
     // leadership moves, without a failure, to the preferred replica if it is in the ISR
@@ -250,6 +251,7 @@ void apply_preferred_election(const Config&, State& s, const Action& a) {
   ctl.leader = a.node;
   ++ctl.leader_epoch;
   ++ctl.partition_epoch;
+  ++s.faults.leader_moves;
 }
 
 void apply_metadata_update(const Config& c, State& s, const Action& a) {

@@ -224,7 +224,8 @@ json PartitionModel::state_to_json(const State& s) const {
                 {"lossy", s.faults.lossy},
                 {"disk_losses", s.faults.disk_losses},
                 {"clean_shutdowns", s.faults.clean_shutdowns},
-                {"cuts", s.faults.cuts}}},
+                {"cuts", s.faults.cuts},
+                {"leader_moves", s.faults.leader_moves}}},
               {"history", {{"hw_regressed", s.history.hw_regressed != 0}}}};
 }
 
@@ -232,7 +233,7 @@ std::vector<std::string_view> PartitionModel::bound_names() const {
   return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
-          "log capacity"};
+          "log capacity", "bounds.max_leader_moves"};
 }
 
 uint32_t PartitionModel::bounds_hit(const State& s) const {
@@ -251,6 +252,7 @@ uint32_t PartitionModel::bounds_hit(const State& s) const {
   bool full = false;
   for (int r = 0; r < c.replication_factor; ++r) full |= s.replicas[r].leo >= kMaxLog;
   mark(9, full);
+  mark(10, c.bounds.max_leader_moves > 0 && s.faults.leader_moves >= c.bounds.max_leader_moves);
   return hit;
 }
 

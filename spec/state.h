@@ -153,7 +153,7 @@ struct FaultCounters {
   uint8_t disk_losses = 0;
   uint8_t clean_shutdowns = 0;
   uint8_t cuts = 0;
-  uint8_t pad_ = 0;
+  uint8_t leader_moves = 0;  // preferred-replica elections so far
 };
 
 struct State {
