@@ -177,8 +177,9 @@ class RandomWalker {
   struct Scratch {
     explicit Scratch(const M& model) : kinds(model) {}
     ActionKindIndex<M> kinds;
-    std::vector<Action> actions;
-    std::vector<double> cumulative;
+    std::vector<Action> actions;        // enabled in the current state
+    std::vector<uint32_t> action_kinds;  // their kind indices
+    std::vector<double> cumulative;      // their cumulative weights (weighted runs only)
     WalkRecord record;
     uint64_t steps_since_clock = 0;
   };
@@ -186,6 +187,7 @@ class RandomWalker {
   void work() {
     Scratch scratch(model_);
     scratch.actions.reserve(256);
+    scratch.action_kinds.reserve(256);
     scratch.cumulative.reserve(256);
     scratch.record.fingerprints.reserve(std::min<uint64_t>(options_.depth + 1, 1 << 16));
     scratch.record.actions.reserve(std::min<uint64_t>(options_.depth, 1 << 16));
@@ -248,14 +250,18 @@ class RandomWalker {
       }
 
       scratch.actions.clear();
+      scratch.action_kinds.clear();
       scratch.cumulative.clear();
       double total = 0;
       model_.for_each_action(state, [&](const Action& a) {
         const std::size_t kind = std::min(scratch.kinds.of(a), kind_names_.size());
         ++record.enabled[kind];
         scratch.actions.push_back(a);
-        total += weights_[kind];
-        scratch.cumulative.push_back(total);
+        scratch.action_kinds.push_back(static_cast<uint32_t>(kind));
+        if (!uniform_) {
+          total += weights_[kind];
+          scratch.cumulative.push_back(total);
+        }
       });
       const std::size_t n = scratch.actions.size();
       if (n == 0) {
@@ -273,7 +279,7 @@ class RandomWalker {
         pick = choose_weighted(scratch.cumulative, rng.unit() * total);
       }
       const Action& action = scratch.actions[pick];
-      ++record.taken[std::min(scratch.kinds.of(action), kind_names_.size())];
+      ++record.taken[scratch.action_kinds[pick]];
       record.actions.push_back(action);
       state = model_.next_state(state, action);
       note_state(state, record, level);

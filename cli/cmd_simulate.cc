@@ -1,0 +1,312 @@
+// `isrcheck simulate`: random walks over the partition model (checker/random_walk.h),
+// for configurations too large to explore exhaustively. Prints the seed first so that
+// any run can be repeated exactly (same seed => same result with any --threads).
+//
+// Exit status, as for `check`: 0 no violation in the requested walks; 1 a property
+// violated (the shrunk trace is printed, and written with --trace-out); 2 bad usage;
+// 3 incomplete (interrupted or out of time before every walk ran).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/random_walk.h"
+#include "checker/rng.h"
+#include "checker/shrink.h"
+#include "checker/walk_result.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "counterexamples/render.h"
+#include "counterexamples/replay.h"
+#include "spec/partition_model.h"
+
+namespace isr::cli {
+namespace {
+
+using checker::WalkOutcome;
+using nlohmann::json;
+
+struct SimulateOptions {
+  ConfigOptions config;
+  uint64_t walks = 1000;
+  uint64_t depth = 100;
+  std::optional<uint64_t> seed;
+  unsigned threads = 0;
+  std::string time_limit;
+  std::string weights_file;
+  std::string json_file;
+  std::string trace_file;
+  bool quiet = false;
+};
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+
+// Restores the previous SIGINT handler when the run ends.
+class InterruptGuard {
+ public:
+  InterruptGuard() { previous_ = std::signal(SIGINT, on_interrupt); }
+  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
+// "90", "90s", "1.5m", "2h", "500ms" -> a duration.
+std::chrono::nanoseconds parse_time_limit(const std::string& text) {
+  const UsageError error("--time-limit",
+                         "expected seconds or a number with a unit (500ms, 10s, 5m, 2h), got \"" +
+                             text + "\"");
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw error;
+  }
+  const std::string unit = text.substr(used);
+  double seconds_per_unit = 0;
+  if (unit.empty() || unit == "s") seconds_per_unit = 1;
+  else if (unit == "ms") seconds_per_unit = 1e-3;
+  else if (unit == "m") seconds_per_unit = 60;
+  else if (unit == "h") seconds_per_unit = 3600;
+  else throw error;
+  if (!(value > 0) || value * seconds_per_unit > 1e9) throw error;
+  return std::chrono::nanoseconds(static_cast<int64_t>(value * seconds_per_unit * 1e9));
+}
+
+std::map<std::string, double, std::less<>> read_weights(const std::string& path,
+                                                        const spec::PartitionModel& model) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--weights", "cannot read \"" + path + "\"");
+  json document;
+  try {
+    in >> document;
+  } catch (const json::exception& e) {
+    throw UsageError("--weights", path + " is not JSON: " + e.what());
+  }
+  if (!document.is_object()) {
+    throw UsageError("--weights", path + " must be a JSON object {\"ActionKind\": weight, ...}");
+  }
+  std::map<std::string, double, std::less<>> weights;
+  for (const auto& [kind, weight] : document.items()) {
+    if (!weight.is_number()) {
+      throw UsageError("--weights", path + ": \"" + kind + "\" must be a number >= 0");
+    }
+    weights[kind] = weight.get<double>();
+  }
+  if (auto error = checker::validate_weights(model, weights)) {
+    throw UsageError("--weights", path + ": " + *error);
+  }
+  return weights;
+}
+
+json trace_json(const spec::PartitionModel& model,
+                const checker::WalkViolation<spec::PartitionModel>& v, uint64_t seed) {
+  const auto states = checker::replay_states(model, v.shrunk);
+  if (!states) throw std::logic_error("the shrunk trace does not replay");
+  json steps = json::array();
+  steps.push_back({{"index", 0}, {"action", nullptr}, {"action_name", "Init"},
+                   {"state", model.state_to_json((*states)[0])}});
+  for (std::size_t i = 0; i < v.shrunk.actions.size(); ++i) {
+    steps.push_back({{"index", i + 1},
+                     {"action", model.action_to_json(v.shrunk.actions[i])},
+                     {"action_name", model.action_name(v.shrunk.actions[i])},
+                     {"state", model.state_to_json((*states)[i + 1])}});
+  }
+  return {{"format", counterexamples::kTraceFormatName},
+          {"version", counterexamples::kTraceFormatVersion},
+          {"model", "partition"},
+          {"config", model.config_json()},
+          {"property", v.property},
+          {"property_description", v.description},
+          {"engine", "simulate"},
+          {"simulate", {{"seed", seed},
+                        {"walk", v.walk_index},
+                        {"found_length", v.found.actions.size()},
+                        {"shrink", checker::shrink_stats_to_json(v.shrink)}}},
+          {"steps", steps}};
+}
+
+void write_json(const std::string& path, const std::string& option, const json& document) {
+  if (path == "-") {
+    std::cout << document.dump(2) << "\n";
+    return;
+  }
+  std::ofstream out(path);
+  out << document.dump(2) << "\n";
+  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+}
+
+std::string outcome_name(WalkOutcome outcome) {
+  switch (outcome) {
+    case WalkOutcome::kNoViolation: return "no-violation";
+    case WalkOutcome::kViolation: return "violation";
+    case WalkOutcome::kIncomplete: return "incomplete";
+  }
+  return "?";
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+void print_stats(const checker::WalkStats& s, uint64_t depth, unsigned threads) {
+  std::cout << "walks: " << s.walks_completed << " of " << s.walks_requested << ", depth <= "
+            << depth << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
+  std::cout << "steps: " << s.steps << " in " << fixed(s.seconds, 2) << " s ("
+            << fixed(s.steps_per_second, 0) << " steps/s); walks ending at the depth bound "
+            << s.depth_limit_hits << ", in a deadlock " << s.deadlocks;
+  if (s.weight_dead_ends > 0) std::cout << ", with only weight-0 actions " << s.weight_dead_ends;
+  std::cout << "\n";
+  std::cout << "walk lengths: min " << s.lengths.min << ", max " << s.lengths.max << "\n";
+  std::cout << "distinct states: "
+            << (s.distinct_states_exact
+                    ? std::to_string(s.distinct_states) + " (exact)"
+                    : "~" + std::to_string(s.distinct_states) + " (estimated from a 1/" +
+                          std::to_string(uint64_t{1} << s.distinct_states_sample_level) +
+                          " sample of fingerprints)")
+            << "\n";
+  std::size_t width = 4;
+  for (const auto& k : s.coverage) width = std::max(width, k.kind.size());
+  std::cout << "coverage:\n  " << std::left << std::setw(static_cast<int>(width)) << "kind"
+            << std::right << std::setw(8) << "weight" << std::setw(12) << "taken"
+            << std::setw(14) << "enabled" << "\n";
+  for (const auto& k : s.coverage) {
+    std::ostringstream weight;
+    weight << k.weight;
+    std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << k.kind << std::right
+              << std::setw(8) << weight.str() << std::setw(12) << k.taken << std::setw(14)
+              << k.enabled << "\n";
+  }
+  for (const auto& w : s.warnings) std::cout << "warning: " << w << "\n";
+}
+
+void simulate(const SimulateOptions& o) {
+  const spec::Config config = load_config(o.config);
+  const spec::PartitionModel model(config);
+
+  checker::WalkOptions walk;
+  walk.walks = o.walks;
+  walk.depth = o.depth;
+  walk.seed = o.seed ? *o.seed
+                     : checker::mix64(static_cast<uint64_t>(
+                           std::chrono::system_clock::now().time_since_epoch().count()));
+  walk.threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
+  if (!o.time_limit.empty()) walk.time_limit = parse_time_limit(o.time_limit);
+  if (!o.weights_file.empty()) walk.weights = read_weights(o.weights_file, model);
+  walk.interrupt = &g_interrupted;
+
+  // The seed first, so that even an interrupted run can be repeated.
+  std::cout << "seed: " << walk.seed << "\n" << std::flush;
+
+  g_interrupted.store(false);
+  checker::WalkResult<spec::PartitionModel> result;
+  {
+    InterruptGuard guard;
+    result = checker::simulate(model, walk);
+  }
+  const auto& s = result.stats;
+
+  json report = {{"command", "simulate"},
+                 {"seed", walk.seed},
+                 {"outcome", outcome_name(result.outcome)},
+                 {"options", {{"walks", walk.walks},
+                              {"depth", walk.depth},
+                              {"threads", walk.threads},
+                              {"time_limit_seconds",
+                               std::chrono::duration<double>(walk.time_limit).count()},
+                              {"weights", walk.weights}}},
+                 {"config", model.config_json()},
+                 {"stats", checker::walk_stats_to_json(s)}};
+  if (!o.quiet) print_stats(s, walk.depth, walk.threads);
+
+  int exit_status = 0;
+  if (result.violation) {
+    const auto& v = *result.violation;
+    const json trace = trace_json(model, v, walk.seed);
+    // The trace must stand on its own: replay it as `isrcheck replay` would.
+    const auto replayed = counterexamples::replay_trace(model, trace);
+    if (!replayed.reproduced) {
+      throw std::logic_error("the shrunk trace does not replay: " + replayed.summary());
+    }
+    std::cout << "VIOLATION: " << v.property << " (" << v.description << ") in walk "
+              << v.walk_index << (v.smallest_walk_index ? "" : " (run interrupted: an earlier walk may also fail)")
+              << "\n";
+    std::cout << "shrunk: " << v.shrink.length_before << " steps -> "
+              << v.shrink.length_after_delta << " by delta debugging -> "
+              << v.shrink.length_after << (v.shrink.proven_shortest ? " (proven shortest)" : "")
+              << "; " << v.shrink.candidates_tried << " candidates, " << v.shrink.bfs_states
+              << " BFS states, " << fixed(v.shrink.seconds, 3) << " s"
+              << (v.shrink.budget_exhausted ? " (budget exhausted)" : "") << "\n";
+    if (!o.quiet) std::cout << counterexamples::render_text(trace);
+    if (!o.trace_file.empty()) {
+      write_json(o.trace_file, "--trace-out", trace);
+      std::cout << "trace written to " << o.trace_file << "\n";
+    }
+    report["violation"] = {{"property", v.property},
+                           {"walk", v.walk_index},
+                           {"smallest_walk_index", v.smallest_walk_index},
+                           {"found_length", v.found.actions.size()},
+                           {"shrink", checker::shrink_stats_to_json(v.shrink)},
+                           {"trace", trace}};
+    exit_status = 1;
+  } else if (result.outcome == WalkOutcome::kIncomplete) {
+    report["stop_reason"] = result.stop_reason;
+    std::cout << "INCOMPLETE (" << result.stop_reason << "): " << s.walks_completed << " of "
+              << s.walks_requested << " walks (" << s.steps
+              << " steps) ran without a violation\n";
+    exit_status = 3;
+  } else {
+    std::cout << "no violation in " << s.walks_completed << " walks (" << s.steps
+              << " steps)\n";
+  }
+  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+  set_exit_code(exit_status);
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto o = std::make_shared<SimulateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "simulate", "Random walks with shrinking, for configurations too large to check");
+  add_config_options(*command, o->config);
+  command->add_option("--walks", o->walks, "Number of walks (default 1000)")
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max() / 2));
+  command->add_option("--depth", o->depth, "Most steps per walk (default 100)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  command->add_option("--seed", o->seed,
+                      "Seed (default: from the clock; always printed)");
+  command->add_option("--threads", o->threads,
+                      "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(CLI::Range(0u, 1024u));
+  command->add_option("--time-limit", o->time_limit,
+                      "Stop after this long: seconds, or 500ms/10s/5m/2h (exit 3 if walks remain)");
+  command->add_option("--weights", o->weights_file,
+                      "JSON file of action-kind weights, e.g. {\"Crash\": 0.1}; 0 disables a kind");
+  command->add_option("--json", o->json_file, "Write the result (stats, coverage, trace) as JSON");
+  command->add_option("--trace-out", o->trace_file,
+                      "Write the shrunk counterexample trace (trace format v1)");
+  command->add_flag("--quiet", o->quiet, "Print only the seed and the verdict");
+  command->callback([o] { simulate(*o); });
+}
+
+}  // namespace isr::cli
