@@ -6,15 +6,17 @@
 // ==) in the state it is applied to, and the property must fail at the end. A candidate
 // whose property already fails earlier is truncated there and kept.
 //
-// Two passes, repeated while either makes progress:
+// Passes, repeated while any makes progress:
 //  1. delta debugging: remove chunks of half the length, then quarters, ..., then single
-//     steps, until no removal is accepted (a local minimum: no single step can go);
-//  2. a bounded breadth-first search from the initial states, up to one step less than
+//     steps, until no removal is accepted (no single step can go);
+//  2. pair removal: remove any two steps at once (steps that only matter together, such
+//     as a crash and its restart), for traces of at most kMaxPairRemovalLength steps;
+//  3. a bounded breadth-first search from the initial states, up to one step less than
 //     the current length, for either a violating state (a shortest trace outright) or a
 //     state of the current trace reached in fewer steps (its prefix is replaced). BFS can
 //     find shortcuts that need *different* actions, which removal alone never finds.
 //     When it runs to its depth bound within budget, the result is proven shortest (up to
-//     the model's symmetry, which it uses to prune).
+//     the model's symmetry, which it uses to prune, and 128-bit fingerprint collisions).
 // docs/simulate.md explains why this is not RapidCheck's shrinker.
 #pragma once
 
@@ -50,13 +52,14 @@ struct ShrinkOptions {
   // Budgets for the whole shrink; when one runs out the best trace so far is kept.
   std::chrono::milliseconds time_limit{30'000};
   uint64_t max_candidates = 1'000'000;
-  uint64_t bfs_max_states = 500'000;
+  // The BFS pass is only worth it while cheap: it gives up beyond this many states.
+  uint64_t bfs_max_states = 200'000;
   const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct ShrinkStats {
   std::size_t length_before = 0;        // the trace as the walk found it
-  std::size_t length_after_delta = 0;   // after the first round of delta debugging
+  std::size_t length_after_delta = 0;   // after the removal passes, before any BFS
   std::size_t length_after = 0;
   uint64_t candidates_tried = 0;        // replays of candidate traces
   uint64_t candidates_accepted = 0;
@@ -151,14 +154,14 @@ class TraceShrinker {
     best_ = std::move(trace);
 
     if (options_.enabled) {
-      delta_debug();
+      remove_steps();
       stats_.length_after_delta = best_.actions.size();
       while (options_.bfs && !out_of_budget() && !stats_.proven_shortest) {
         const std::size_t before = best_.actions.size();
         bfs_shortcut();
         if (best_.actions.size() >= before) break;
         stats_.bfs_improved = true;
-        delta_debug();
+        remove_steps();
       }
     } else {
       stats_.length_after_delta = best_.actions.size();
@@ -225,28 +228,62 @@ class TraceShrinker {
     }
   }
 
+  static constexpr std::size_t kMaxPairRemovalLength = 100;
+
+  // True when removing some two steps at once is accepted.
+  bool remove_pair() {
+    ActionTrace<M> candidate{best_.initial, {}};
+    const std::size_t n = best_.actions.size();
+    if (n < 2 || n > kMaxPairRemovalLength) return false;
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        if (out_of_budget()) return false;
+        candidate.initial = best_.initial;
+        candidate.actions.clear();
+        for (std::size_t k = 0; k < n; ++k) {
+          if (k != i && k != j) candidate.actions.push_back(best_.actions[k]);
+        }
+        if (try_candidate(candidate)) return true;
+      }
+    }
+    return false;
+  }
+
+  void remove_steps() {
+    do {
+      delta_debug();
+    } while (remove_pair());
+  }
+
+  // A BFS node: how it was reached. States are kept for two levels only.
   struct Node {
-    State state;
     uint32_t parent;  // kNoParent for an initial state
-    bool expand;      // false for a state whose orbit was already visited
+    uint32_t root;    // for an initial state: its position in initial_states()
     Action action;    // the action from the parent
   };
   static constexpr uint32_t kNoParent = UINT32_MAX;
 
   // The path from an initial state to nodes[index].
-  static ActionTrace<M> path_to(const std::vector<Node>& nodes, uint32_t index) {
-    ActionTrace<M> trace{nodes[index].state, {}};
-    for (uint32_t i = index; nodes[i].parent != kNoParent; i = nodes[i].parent) {
-      trace.actions.push_back(nodes[i].action);
-      trace.initial = nodes[nodes[i].parent].state;
-    }
-    std::reverse(trace.actions.begin(), trace.actions.end());
-    return trace;
+  ActionTrace<M> path_to(const std::vector<Node>& nodes, const std::vector<State>& initial,
+                         uint32_t index) const {
+    std::vector<Action> reversed;
+    uint32_t i = index;
+    for (; nodes[i].parent != kNoParent; i = nodes[i].parent) reversed.push_back(nodes[i].action);
+    return ActionTrace<M>{initial[nodes[i].root], {reversed.rbegin(), reversed.rend()}};
   }
 
-  // BFS up to depth (current length - 1). Visited states are deduplicated by their
-  // canonical form, so symmetric duplicates are not expanded twice; a duplicate that is
-  // also a state of the current trace is still recorded, as a shortcut to it.
+  struct Fingerprint {
+    uint64_t low, high;
+    bool operator==(const Fingerprint&) const = default;
+  };
+  struct FingerprintHash {
+    std::size_t operator()(const Fingerprint& f) const { return f.low; }
+  };
+
+  // BFS up to depth (current length - 1). Visited states are deduplicated by a 128-bit
+  // fingerprint of their canonical form, so symmetric duplicates are not expanded twice;
+  // a duplicate that is also a state of the current trace is still recorded, as a
+  // shortcut to it.
   void bfs_shortcut() {
     const std::size_t length = best_.actions.size();
     auto trace_states = replay_states(model_, best_);
@@ -257,15 +294,14 @@ class TraceShrinker {
         position;
     for (std::size_t k = 0; k < trace_states->size(); ++k) position[(*trace_states)[k]] = k;
 
+    const std::vector<State> initial = model_.initial_states();
     std::vector<Node> nodes;
-    std::unordered_set<State, shrink_detail::StateHash<State>, shrink_detail::StateEq<State>>
-        visited;
+    std::unordered_set<Fingerprint, FingerprintHash> visited;
     std::size_t best_length = length;
     uint32_t best_node = kNoParent;
     std::size_t resume_at = length;  // where the old trace continues after best_node
 
-    auto consider = [&](uint32_t node, std::size_t depth) {
-      const State& s = nodes[node].state;
+    auto consider = [&](const State& s, uint32_t node, std::size_t depth) {
       if (shrink_detail::violates(model_, property_, s)) {
         if (depth < best_length) {
           best_length = depth;
@@ -284,52 +320,63 @@ class TraceShrinker {
     auto admit = [&](const State& s) {
       State canonical = s;
       model_.canonicalize(canonical);
-      return visited.insert(canonical).second;
+      const XXH128_hash_t h = XXH3_128bits(&canonical, sizeof(State));
+      return visited.insert(Fingerprint{h.low64, h.high64}).second;
     };
 
-    for (const State& s : model_.initial_states()) {
-      const bool is_new = admit(s);
-      if (!is_new && position.find(s) == position.end()) continue;
-      nodes.push_back(Node{s, kNoParent, is_new, Action{}});
-      consider(static_cast<uint32_t>(nodes.size() - 1), 0);
+    // The states to expand at the current depth, and their node ids.
+    std::vector<State> level, next_level;
+    std::vector<uint32_t> level_ids, next_ids;
+    for (std::size_t r = 0; r < initial.size(); ++r) {
+      const bool is_new = admit(initial[r]);
+      if (!is_new && position.find(initial[r]) == position.end()) continue;
+      nodes.push_back(Node{kNoParent, static_cast<uint32_t>(r), Action{}});
+      const auto id = static_cast<uint32_t>(nodes.size() - 1);
+      consider(initial[r], id, 0);
+      if (is_new) {
+        level.push_back(initial[r]);
+        level_ids.push_back(id);
+      }
     }
-    std::size_t level_begin = 0;
     bool completed = false;
     for (std::size_t depth = 0;; ++depth) {
       // Every state at depth <= `depth` has been checked: nothing shorter than
       // best_length exists once depth + 1 reaches it.
-      if (depth + 1 >= best_length) {
-        completed = true;
+      if (depth + 1 >= best_length || level.empty()) {
+        completed = true;  // (or the reachable space ends before the bound)
         break;
       }
-      const std::size_t level_end = nodes.size();
-      if (level_begin == level_end) {
-        completed = true;  // the reachable space ends before the bound
-        break;
-      }
+      next_level.clear();
+      next_ids.clear();
       bool stopped = false;
-      for (std::size_t n = level_begin; n < level_end; ++n) {
+      for (std::size_t n = 0; n < level.size() && !stopped; ++n) {
         if (stats_.bfs_states >= options_.bfs_max_states || out_of_budget()) {
           stopped = true;
           break;
         }
-        if (!nodes[n].expand) continue;
-        const State parent_state = nodes[n].state;
+        const State& parent_state = level[n];
+        const uint32_t parent = level_ids[n];
         model_.for_each_action(parent_state, [&](const Action& a) {
-          State next = model_.next_state(parent_state, a);
+          const State next = model_.next_state(parent_state, a);
+          ++stats_.bfs_states;
           const bool is_new = admit(next);
           if (!is_new && position.find(next) == position.end()) return;
-          nodes.push_back(Node{next, static_cast<uint32_t>(n), is_new, a});
-          ++stats_.bfs_states;
-          consider(static_cast<uint32_t>(nodes.size() - 1), depth + 1);
+          nodes.push_back(Node{parent, 0, a});
+          const auto id = static_cast<uint32_t>(nodes.size() - 1);
+          consider(next, id, depth + 1);
+          if (is_new) {
+            next_level.push_back(next);
+            next_ids.push_back(id);
+          }
         });
       }
       if (stopped) break;
-      level_begin = level_end;
+      std::swap(level, next_level);
+      std::swap(level_ids, next_ids);
     }
 
     if (best_node != kNoParent) {
-      ActionTrace<M> candidate = path_to(nodes, best_node);
+      ActionTrace<M> candidate = path_to(nodes, initial, best_node);
       candidate.actions.insert(candidate.actions.end(),
                                best_.actions.begin() + static_cast<std::ptrdiff_t>(resume_at),
                                best_.actions.end());

@@ -216,6 +216,23 @@ TEST(Shrink, BfsFindsShortcutsThatRemovalCannot) {
   EXPECT_EQ(first_violation(counter, result.trace, 0), result.trace.actions.size());
 }
 
+TEST(Shrink, RemovesStepsThatOnlyMatterTogether) {
+  DoublingCounter counter(6, 64);
+  using A = DoublingCounter::Action;
+  using K = DoublingCounter::Kind;
+  // 1 2 3 4 3 6: no single step can go (and the chunk sizes 3 and 1 miss the Inc/Dec
+  // pair), but removing the 4th Inc together with the Dec leaves 1 2 3 6.
+  ActionTrace<DoublingCounter> trace{
+      {}, {A{K::Inc}, A{K::Inc}, A{K::Inc}, A{K::Inc}, A{K::Dec}, A{K::Double}}};
+  ASSERT_EQ(first_violation(counter, trace, 0), 6u);
+  ShrinkOptions no_bfs;
+  no_bfs.bfs = false;
+  const auto result = shrink_trace(counter, trace, 0, no_bfs);
+  EXPECT_EQ(result.trace.actions,
+            (std::vector<A>{A{K::Inc}, A{K::Inc}, A{K::Inc}, A{K::Double}}));
+  EXPECT_EQ(static_cast<int>(result.trace.actions.size()), shortest_to_target(counter));
+}
+
 TEST(Shrink, BudgetStopsTheBfsWithoutBreakingTheTrace) {
   DoublingCounter counter(44, 64);
   ActionTrace<DoublingCounter> trace{
