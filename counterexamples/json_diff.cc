@@ -60,8 +60,8 @@ json json_diff_report(const json& expected, const json& found) {
   json report = json::object();
   for (const JsonChange& change : json_diff(expected, found)) {
     json entry = json::object();
-    entry["expected"] = change.removed ? json("<absent>") : change.before;
-    entry["found"] = change.added ? json("<absent>") : change.after;
+    entry["expected"] = change.added ? json("<absent>") : change.before;
+    entry["found"] = change.removed ? json("<absent>") : change.after;
     report[change.path.empty() ? std::string("$") : change.path] = std::move(entry);
   }
   return report;

@@ -1,0 +1,447 @@
+// Rendering traces for people (counterexamples/render.h) on hand-written fixtures in
+// tests/data/: the text names every action, marks changed fields and states the
+// violation; mermaid and dot are structurally valid; unknown fields render generically;
+// malformed traces are refused naming the field. The CLI part runs the built binary
+// (ISRCHECK_BINARY) for `isrcheck render`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "counterexamples/json_diff.h"
+#include "counterexamples/render.h"
+#include "counterexamples/render_words.h"
+#include "counterexamples/trace_check.h"
+#include "tests/trace_test_support.h"
+
+namespace isr::counterexamples {
+namespace {
+
+using nlohmann::json;
+using trace_test::load_fixture;
+
+const char* kLossTrace = "trace_acks1_leader_loss.json";
+const char* kGenericTrace = "trace_generic_model.json";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The text between "Step <n>:" and the next step (or the end).
+std::string step_section(const std::string& text, int n) {
+  const std::string start = "Step " + std::to_string(n) + ":";
+  const size_t begin = text.find(start);
+  if (begin == std::string::npos) return {};
+  const size_t end = text.find("\nStep " + std::to_string(n + 1) + ":", begin);
+  return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (const std::string& line : lines_of(text)) {
+    const size_t first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, prefix.size(), prefix) == 0) return line;
+  }
+  return {};
+}
+
+TEST(RenderText, HeaderNamesThePropertyAndTheKeyConfiguration) {
+  const std::string text = render_text(load_fixture(kLossTrace));
+  EXPECT_NE(text.find("Counterexample: no-acked-loss"), std::string::npos);
+  EXPECT_NE(text.find("a write acknowledged to a producer"), std::string::npos);
+  const std::string config = line_starting(text, "config:");
+  for (const char* key : {"RF 3", "min ISR 2", "acks 1", "protocol kip-966", "unclean election no",
+                          "ELR yes", "placement combined (3 voters)", "flush none"}) {
+    EXPECT_NE(config.find(key), std::string::npos) << key << " missing in: " << config;
+  }
+  EXPECT_NE(line_starting(text, "fault budget:").find("crashes 1"), std::string::npos);
+}
+
+TEST(RenderText, EveryStepNamesItsAction) {
+  const json trace = load_fixture(kLossTrace);
+  const std::string text = render_text(trace);
+  for (const json& step : trace["steps"]) {
+    const std::string heading =
+        "Step " + step["index"].dump() + ": " + step["action_name"].get<std::string>();
+    EXPECT_NE(text.find(heading), std::string::npos) << heading;
+  }
+}
+
+TEST(RenderText, MarksChangedFieldsAndOnlyThose) {
+  const std::string text = render_text(load_fixture(kLossTrace));
+  // Step 0 has nothing to compare with.
+  const std::string step0 = step_section(text, 0);
+  ASSERT_FALSE(step0.empty());
+  EXPECT_EQ(step0.find('*'), std::string::npos) << step0;
+  // Step 1 appends record 1 at N0 and acks it; N1's row does not change.
+  const std::string step1 = step_section(text, 1);
+  EXPECT_NE(line_starting(step1, "N0").find("| 1:r1*"), std::string::npos) << step1;
+  EXPECT_EQ(line_starting(step1, "N1").find('*'), std::string::npos) << step1;
+  EXPECT_NE(line_starting(step1, "producer:").find("record 1 acked*"), std::string::npos);
+  // Step 3 crashes N0; step 4 changes the controller's leader and ISR.
+  EXPECT_NE(line_starting(step_section(text, 3), "N0").find("down (kill)*"), std::string::npos);
+  const std::string controller = line_starting(step_section(text, 4), "controller:");
+  EXPECT_NE(controller.find("leader N1*"), std::string::npos) << controller;
+  EXPECT_NE(controller.find("ISR [1,2]*"), std::string::npos) << controller;
+  EXPECT_EQ(controller.find("active N0*"), std::string::npos) << controller;
+}
+
+TEST(RenderText, SaysWhatChangedInWords) {
+  const std::string text = render_text(load_fixture(kLossTrace));
+  EXPECT_NE(line_starting(step_section(text, 1), "changed:").find("record 1: acked"), std::string::npos);
+  EXPECT_NE(line_starting(step_section(text, 3), "changed:").find("node 0: crashed (kill -9"),
+            std::string::npos);
+  const std::string step4 = line_starting(step_section(text, 4), "changed:");
+  EXPECT_NE(step4.find("controller: leader N0 -> N1 (leader epoch 2)"), std::string::npos) << step4;
+  EXPECT_NE(step4.find("ISR [0,1,2] -> [1,2]"), std::string::npos) << step4;
+  EXPECT_NE(step4.find("fenced N0"), std::string::npos) << step4;
+}
+
+TEST(RenderText, ShowsTheLogWithTheHighWatermark) {
+  const std::string text = render_text(load_fixture(kLossTrace));
+  EXPECT_NE(text.find("log (epoch:record, | = HW)"), std::string::npos);
+  EXPECT_NE(line_starting(step_section(text, 2), "N0").find("| 1:r1"), std::string::npos);
+  // The in-flight fetch response is visible at the follower.
+  EXPECT_NE(line_starting(step_section(text, 2), "N1").find("fetch response from N0: 1:r1"),
+            std::string::npos);
+}
+
+TEST(RenderText, EndsWithTheViolationInOneSentence) {
+  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::vector<std::string> lines = lines_of(text);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(),
+            "VIOLATION: Property no-acked-loss is violated at step 5: record 1 was acknowledged to "
+            "the producer but is not in the log of the leader N1 (leader epoch 2, log (empty)).");
+}
+
+TEST(RenderText, LogTextMarksTheHighWatermarkAtEveryPosition) {
+  const json log = json::array({json::array({1, 1}), json::array({1, 2}), json::array({2, 3})});
+  EXPECT_EQ(log_text({{"log", log}, {"hw", 0}}), "| 1:r1 1:r2 2:r3");
+  EXPECT_EQ(log_text({{"log", log}, {"hw", 2}}), "1:r1 1:r2 | 2:r3");
+  EXPECT_EQ(log_text({{"log", log}, {"hw", 3}}), "1:r1 1:r2 2:r3 |");
+  EXPECT_EQ(log_text({{"log", json::array()}, {"hw", 0}}), "(empty)");
+}
+
+TEST(RenderText, DescribesTruncationAndAppendInOnePhrase) {
+  const json before = {{"nodes", {{{"id", 1}, {"alive", true}, {"replica",
+      {{"log", {{1, 1}, {1, 2}}}, {"leo", 2}, {"hw", 1}}}}}}};
+  json after = before;
+  after["nodes"][0]["replica"]["log"] = {{1, 1}, {2, 3}};
+  const std::vector<std::string> changes = describe_changes(before, after);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0], "node 1: truncated to offset 1 (dropped 1:r2), appended 2:r3 at offset 1");
+}
+
+TEST(RenderText, RendersUnknownFieldsGenerically) {
+  json trace = load_fixture(kLossTrace);
+  // Fields a later model might add: a node field, a replica field, a state section.
+  for (json& step : trace["steps"]) {
+    step["state"]["nodes"][0]["rack"] = "rack-a";
+    step["state"]["nodes"][1]["replica"]["segment_count"] = 1;
+    step["state"]["transactions"] = {{"open", 0}};
+  }
+  trace["steps"][2]["state"]["nodes"][1]["replica"]["segment_count"] = 2;
+  trace["steps"][3]["state"]["transactions"]["open"] = 1;
+  const std::string text = render_text(trace);
+  EXPECT_NE(text.find("rack-a"), std::string::npos);
+  EXPECT_NE(text.find("segment_count"), std::string::npos);  // a column of its own
+  const std::string changed = line_starting(step_section(text, 2), "changed:");
+  EXPECT_NE(changed.find("node 1: "), std::string::npos) << changed;
+  EXPECT_NE(changed.find("segment_count 1 -> 2"), std::string::npos) << changed;
+  EXPECT_NE(line_starting(step_section(text, 3), "transactions:").find("open 1*"),
+            std::string::npos);
+}
+
+TEST(RenderText, RendersAModelItKnowsNothingAbout) {
+  const std::string text = render_text(load_fixture(kGenericTrace));
+  EXPECT_NE(text.find("Counterexample: sum-below-limit"), std::string::npos);
+  // No action_name in the file: built from the action JSON.
+  EXPECT_NE(text.find("Step 1: IncX(by=2)"), std::string::npos);
+  EXPECT_NE(line_starting(step_section(text, 1), "changed:"), "");
+  EXPECT_NE(line_starting(step_section(text, 1), "changed:").find("x 0 -> 2"), std::string::npos);
+  EXPECT_NE(line_starting(step_section(text, 2), "changed:").find("flags.armed false -> true"),
+            std::string::npos);
+  EXPECT_NE(text.find("other: limit=3, mode=fast"), std::string::npos);
+  EXPECT_NE(text.find("VIOLATION: Property sum-below-limit is violated at step 3"), std::string::npos);
+}
+
+TEST(RenderMarkdown, UsesHeadingsTablesAndBoldForChanges) {
+  const std::string md = render_markdown(load_fixture(kLossTrace));
+  EXPECT_EQ(md.rfind("# Counterexample: `no-acked-loss`", 0), 0u);
+  EXPECT_NE(md.find("## Step 3: `Crash(node=0, kill)`"), std::string::npos);
+  EXPECT_NE(md.find("| node | process |"), std::string::npos);
+  EXPECT_NE(md.find("**down (kill)**"), std::string::npos);
+  // The HW bar inside a table cell is escaped, or it would split the cell.
+  EXPECT_NE(md.find("**\\| 1:r1**"), std::string::npos);
+  EXPECT_NE(md.find("**changed:** node 0: crashed (kill -9"), std::string::npos);
+  EXPECT_NE(md.find("**Violation:** Property no-acked-loss is violated at step 5"), std::string::npos);
+  // Every table row has as many cells as its header.
+  size_t header_cells = 0;
+  for (const std::string& line : lines_of(md)) {
+    const std::string unescaped = std::regex_replace(line, std::regex("\\\\\\|"), "");
+    const size_t bars = std::count(unescaped.begin(), unescaped.end(), '|');
+    if (line.rfind("| node |", 0) == 0) header_cells = bars;
+    if (line.rfind("| N", 0) == 0) {
+      EXPECT_EQ(bars, header_cells) << line;
+    }
+  }
+  EXPECT_GT(header_cells, 10u);
+}
+
+TEST(RenderMermaid, IsASequenceDiagramWithEveryParticipant) {
+  const std::string diagram = render_mermaid(load_fixture(kLossTrace));
+  const std::vector<std::string> lines = lines_of(diagram);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "sequenceDiagram");
+  for (const char* participant : {"Producer", "Consumer", "Controller", "N0", "N1", "N2"}) {
+    EXPECT_NE(diagram.find(std::string("  participant ") + participant + "\n"), std::string::npos)
+        << participant;
+  }
+  EXPECT_NE(diagram.find("Producer->>N0: 1. Produce(record 1)"), std::string::npos);
+  EXPECT_NE(diagram.find("N0-->>Producer: record 1: acked"), std::string::npos);
+  EXPECT_NE(diagram.find("N1->>N0: 2. Fetch(offset 0, epoch 1)"), std::string::npos);
+  EXPECT_NE(diagram.find("N0-->>N1: 1:r1 @0, leader HW 0"), std::string::npos);
+  EXPECT_NE(diagram.find("Note over N0: 3. Crash(node=0, kill)"), std::string::npos);
+  EXPECT_NE(diagram.find("Note over Controller: 4. FenceBroker(broker=0, leader_after=1)"),
+            std::string::npos);
+  EXPECT_NE(diagram.find("Controller-->>N1: 5. metadata: leader N1, epoch 2, ISR [1,2]"),
+            std::string::npos);
+  EXPECT_NE(lines.back().find("Note over Producer,N2: VIOLATED Property no-acked-loss"),
+            std::string::npos);
+}
+
+// Every line is a statement mermaid's sequence-diagram grammar accepts, and no message
+// text holds the characters that end a statement (';') or start an entity ('#').
+void expect_valid_mermaid(const std::string& diagram) {
+  const std::regex statement(
+      "  (participant [A-Za-z0-9]+|Note over [A-Za-z0-9]+(,[A-Za-z0-9]+)?: [^;#]+|"
+      "[A-Za-z0-9]+-?->>[A-Za-z0-9]+: [^;#]+)");
+  const std::vector<std::string> lines = lines_of(diagram);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "sequenceDiagram");
+  std::set<std::string> participants;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_TRUE(std::regex_match(lines[i], statement)) << "line " << i << ": " << lines[i];
+    if (lines[i].rfind("  participant ", 0) == 0) participants.insert(lines[i].substr(14));
+  }
+  // Arrows and notes only name declared participants.
+  const std::regex names("^  (?:Note over ([A-Za-z0-9]+)(?:,([A-Za-z0-9]+))?|([A-Za-z0-9]+)-?->>([A-Za-z0-9]+)):");
+  for (const std::string& line : lines) {
+    std::smatch m;
+    if (!std::regex_search(line, m, names)) continue;
+    for (size_t g = 1; g < m.size(); ++g) {
+      if (m[g].matched) {
+        EXPECT_TRUE(participants.count(m[g].str())) << m[g].str() << " in " << line;
+      }
+    }
+  }
+}
+
+TEST(RenderMermaid, EveryLineIsValidSyntax) {
+  expect_valid_mermaid(render_mermaid(load_fixture(kLossTrace)));
+  expect_valid_mermaid(render_mermaid(load_fixture(kGenericTrace)));
+}
+
+TEST(RenderMermaid, NeutralizesCharactersThatWouldBreakTheDiagram) {
+  json trace = load_fixture(kGenericTrace);
+  trace["steps"][1]["action_name"] = "IncX(by=2; #3)";
+  const std::string diagram = render_mermaid(trace);
+  expect_valid_mermaid(diagram);
+  EXPECT_NE(diagram.find("IncX(by=2, no.3)"), std::string::npos) << diagram;
+}
+
+// Structure of the dot output: one node per state, one edge per step, balanced quotes.
+void expect_dot_structure(const std::string& dot, size_t states) {
+  EXPECT_EQ(dot.rfind("digraph trace {\n", 0), 0u);
+  ASSERT_GE(dot.size(), 2u);
+  EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
+  for (size_t i = 0; i < states; ++i) {
+    EXPECT_NE(dot.find("  s" + std::to_string(i) + " [label=\""), std::string::npos) << i;
+    if (i > 0) {
+      EXPECT_NE(dot.find("  s" + std::to_string(i - 1) + " -> s" + std::to_string(i) + " [label=\""),
+                std::string::npos)
+          << i;
+    }
+  }
+  EXPECT_EQ(dot.find("  s" + std::to_string(states) + " "), std::string::npos);
+  // Every line's quotes pair up once escaped ones (\") are skipped.
+  for (const std::string& line : lines_of(dot)) {
+    int quotes = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '\\') ++i;
+      else if (line[i] == '"') ++quotes;
+    }
+    EXPECT_EQ(quotes % 2, 0) << line;
+  }
+}
+
+// When Graphviz is installed, `dot` must accept the output as well.
+void expect_dot_parses_if_available(const std::string& dot) {
+  if (trace_test::run_shell("command -v dot").exit_code != 0) return;
+  const std::string path = trace_test::write_temp(dot, ".dot");
+  const trace_test::Run r = trace_test::run_shell("dot -Tsvg '" + path + "'");
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<svg"), std::string::npos);
+}
+
+TEST(RenderDot, OneNodePerStateOneEdgePerAction) {
+  const json trace = load_fixture(kLossTrace);
+  const std::string dot = render_dot(trace);
+  expect_dot_structure(dot, trace["steps"].size());
+  EXPECT_NE(dot.find("s2 -> s3 [label=\"Crash(node=0, kill)\""), std::string::npos);
+  EXPECT_NE(dot.find("s5 [label=\""), std::string::npos);
+  EXPECT_NE(dot.find("VIOLATED: Property no-acked-loss"), std::string::npos);
+  EXPECT_NE(dot.find("color=red"), std::string::npos);
+  expect_dot_parses_if_available(dot);
+}
+
+TEST(RenderDot, EscapesQuotesAndRendersUnknownModels) {
+  json trace = load_fixture(kGenericTrace);
+  trace["steps"][2]["action_name"] = "Arm(\"now\")";
+  const std::string dot = render_dot(trace);
+  expect_dot_structure(dot, trace["steps"].size());
+  EXPECT_NE(dot.find("label=\"Arm(\\\"now\\\")\""), std::string::npos) << dot;
+  expect_dot_parses_if_available(dot);
+}
+
+TEST(RenderFormats, ParseByNameAndDispatch) {
+  const json trace = load_fixture(kLossTrace);
+  for (RenderFormat format : all_render_formats()) {
+    const auto parsed = parse_render_format(render_format_name(format));
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(*parsed, format);
+  }
+  EXPECT_FALSE(parse_render_format("svg").has_value());
+  EXPECT_EQ(render_trace(trace, RenderFormat::Mermaid), render_mermaid(trace));
+  EXPECT_EQ(render_trace(trace, RenderFormat::Dot), render_dot(trace));
+}
+
+// check_trace names the field at fault.
+std::string check_error(const json& trace) {
+  try {
+    check_trace(trace);
+  } catch (const TraceFormatError& e) {
+    return e.field;
+  }
+  return "(accepted)";
+}
+
+TEST(TraceCheck, AcceptsTheFixtures) {
+  EXPECT_EQ(check_error(load_fixture(kLossTrace)), "(accepted)");
+  EXPECT_EQ(check_error(load_fixture(kGenericTrace)), "(accepted)");
+}
+
+TEST(TraceCheck, NamesTheMissingOrWrongField) {
+  const json good = load_fixture(kLossTrace);
+  auto without = [&](const json::json_pointer& pointer) {
+    json t = good;
+    t.at(pointer.parent_pointer()).erase(pointer.back());
+    return t;
+  };
+  EXPECT_EQ(check_error(without(json::json_pointer("/format"))), "format");
+  EXPECT_EQ(check_error(without(json::json_pointer("/version"))), "version");
+  EXPECT_EQ(check_error(without(json::json_pointer("/model"))), "model");
+  EXPECT_EQ(check_error(without(json::json_pointer("/config"))), "config");
+  EXPECT_EQ(check_error(without(json::json_pointer("/property"))), "property");
+  EXPECT_EQ(check_error(without(json::json_pointer("/steps"))), "steps");
+  EXPECT_EQ(check_error(without(json::json_pointer("/steps/3/state"))), "steps[3].state");
+  EXPECT_EQ(check_error(without(json::json_pointer("/steps/2/action"))), "steps[2].action");
+  EXPECT_EQ(check_error(without(json::json_pointer("/steps/1/index"))), "steps[1].index");
+
+  json t = good;
+  t["version"] = 2;
+  EXPECT_EQ(check_error(t), "version");
+  t = good;
+  t["format"] = "something-else";
+  EXPECT_EQ(check_error(t), "format");
+  t = good;
+  t["steps"] = json::array();
+  EXPECT_EQ(check_error(t), "steps");
+  t = good;
+  t["steps"][4]["index"] = 7;
+  EXPECT_EQ(check_error(t), "steps[4].index");
+  t = good;
+  t["steps"][0]["action"] = {{"kind", "Produce"}};
+  EXPECT_EQ(check_error(t), "steps[0].action");
+  t = good;
+  t["steps"][2]["action"] = {{"broker", 0}};
+  EXPECT_EQ(check_error(t), "steps[2].action");
+  EXPECT_EQ(check_error(json::array()), "(document)");
+}
+
+TEST(JsonDiff, ReportsLeafPathsWithExpectedAndFound) {
+  const json expected = {{"a", {{"b", 1}, {"c", {1, 2}}}}, {"list", {{{"x", 1}}, {{"x", 2}}}}};
+  json found = expected;
+  found["a"]["b"] = 2;
+  found["list"][1]["x"] = 3;
+  found["new"] = true;
+  const json report = json_diff_report(expected, found);
+  EXPECT_EQ(report.size(), 3u) << report.dump();
+  EXPECT_EQ(report["a.b"], json({{"expected", 1}, {"found", 2}}));
+  EXPECT_EQ(report["list[1].x"], json({{"expected", 2}, {"found", 3}}));
+  EXPECT_EQ(report["new"], json({{"expected", "<absent>"}, {"found", true}}));
+  EXPECT_TRUE(json_diff(expected, expected).empty());
+}
+
+// `isrcheck render` end to end (ISRCHECK_BINARY).
+TEST(RenderCli, WritesEachFormatAndHonoursOut) {
+  const std::string fixture = trace_test::fixture_path(kLossTrace);
+  const trace_test::Run text = trace_test::run_isrcheck("render '" + fixture + "'");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, render_text(load_fixture(kLossTrace)));
+
+  const std::string out = trace_test::temp_path(".mmd");
+  const trace_test::Run mermaid =
+      trace_test::run_isrcheck("render '" + fixture + "' --format mermaid --out '" + out + "'");
+  ASSERT_EQ(mermaid.exit_code, 0) << mermaid.err;
+  EXPECT_EQ(mermaid.out, "");
+  EXPECT_EQ(trace_test::slurp(out), render_mermaid(load_fixture(kLossTrace)));
+  std::remove(out.c_str());
+
+  const trace_test::Run markdown = trace_test::run_isrcheck("render '" + fixture + "' --format markdown");
+  EXPECT_EQ(markdown.exit_code, 0);
+  EXPECT_EQ(markdown.out, render_markdown(load_fixture(kLossTrace)));
+  const trace_test::Run dot = trace_test::run_isrcheck("render '" + fixture + "' --format dot");
+  EXPECT_EQ(dot.exit_code, 0);
+  EXPECT_EQ(dot.out, render_dot(load_fixture(kLossTrace)));
+}
+
+TEST(RenderCli, BadInputExitsWithTwoNamingTheField) {
+  const std::string fixture = trace_test::fixture_path(kLossTrace);
+  trace_test::Run r = trace_test::run_isrcheck("render '" + fixture + "' --format svg");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--format"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mermaid"), std::string::npos) << r.err;
+
+  r = trace_test::run_isrcheck("render /nonexistent/trace.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/trace.json"), std::string::npos) << r.err;
+
+  json trace = load_fixture(kLossTrace);
+  trace["steps"][3].erase("state");
+  const std::string broken = trace_test::write_temp(trace.dump());
+  r = trace_test::run_isrcheck("render '" + broken + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("steps[3].state: missing"), std::string::npos) << r.err;
+  std::remove(broken.c_str());
+
+  const std::string not_json = trace_test::write_temp("{\"format\": ");
+  r = trace_test::run_isrcheck("render '" + not_json + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
+  std::remove(not_json.c_str());
+}
+
+}  // namespace
+}  // namespace isr::counterexamples
