@@ -73,8 +73,14 @@ std::vector<std::string_view> PartitionModel::action_kinds() const {
   return std::vector<std::string_view>(std::begin(kKindNames), std::end(kKindNames));
 }
 
-json PartitionModel::action_to_json(const Action& a) const {
-  json j{{"kind", std::string(action_kind(a))}};
+namespace {
+
+// The JSON form of an action, in `Json` (nlohmann::json, or ordered_json to keep the
+// parameters in the order written here, which is the order action names show them).
+template <class Json>
+Json action_json(std::string_view kind, const Action& a) {
+  auto id_or_null = [](int id) { return id == kNoNode ? Json(nullptr) : Json(id); };
+  Json j{{"kind", std::string(kind)}};
   using K = ActionKind;
   switch (a.kind) {
     case K::Produce: j["broker"] = a.node; j["record"] = a.arg; break;
@@ -86,7 +92,7 @@ json PartitionModel::action_to_json(const Action& a) const {
     case K::AlterPartition: j["leader"] = a.node; break;
     case K::FenceBroker:
     case K::RegisterBroker:
-    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = node_or_null(a.other); break;
+    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::UncleanElection:
     case K::PreferredElection: j["leader"] = a.node; break;
     case K::MetadataUpdate: j["broker"] = a.node; break;
@@ -95,7 +101,7 @@ json PartitionModel::action_to_json(const Action& a) const {
       j["node"] = a.node;
       j["mode"] = stop_name(a.arg);
       if (a.arg == static_cast<int>(StopKind::Clean)) {
-        j["leader_after"] = a.other == rules::kWithoutController ? json("no quorum") : node_or_null(a.other);
+        j["leader_after"] = a.other == rules::kWithoutController ? Json("no quorum") : id_or_null(a.other);
       }
       break;
     case K::Restart:
@@ -109,9 +115,15 @@ json PartitionModel::action_to_json(const Action& a) const {
   return j;
 }
 
+}  // namespace
+
+json PartitionModel::action_to_json(const Action& a) const { return action_json<json>(action_kind(a), a); }
+
 std::string PartitionModel::action_name(const Action& a) const {
-  // "Kind(key=value, ...)" from the JSON form, with bare values for mode and side.
-  const json j = action_to_json(a);
+  // "Kind(key=value, ...)" from the JSON form, with bare values for mode and side. The
+  // ordered form keeps the parameters in protocol order ("Crash(node=2, kill)"); the
+  // sorted keys of nlohmann::json would give "Crash(kill, node=2)".
+  const auto j = action_json<nlohmann::ordered_json>(action_kind(a), a);
   std::string out(action_kind(a));
   out += '(';
   bool first = true;
@@ -119,7 +131,7 @@ std::string PartitionModel::action_name(const Action& a) const {
     if (key == "kind") continue;
     if (!first) out += ", ";
     first = false;
-    const std::string v = value.is_string() ? value.get<std::string>() : value.dump();
+    const std::string v = value.is_string() ? value.template get<std::string>() : value.dump();
     if (key == "mode" || key == "side") {
       out += v;
     } else {
