@@ -94,7 +94,7 @@ class RandomWalker {
                                      : options_.threads;
     if (options_.walks < threads_) threads_ = static_cast<unsigned>(std::max<uint64_t>(options_.walks, 1));
     ring_.resize(8 * static_cast<std::size_t>(threads_));
-    for (Slot& slot : ring_) slot.record.reset(0, kind_names_.size());
+    for (Slot& slot : ring_) reserve(slot.record);
     taken_.assign(kind_names_.size() + 1, 0);
     enabled_.assign(kind_names_.size() + 1, 0);
     histogram_width_ = std::max<uint64_t>(1, (options_.depth + kHistogramBuckets) / kHistogramBuckets);
@@ -189,8 +189,7 @@ class RandomWalker {
     scratch.actions.reserve(256);
     scratch.action_kinds.reserve(256);
     scratch.cumulative.reserve(256);
-    scratch.record.fingerprints.reserve(std::min<uint64_t>(options_.depth + 1, 1 << 16));
-    scratch.record.actions.reserve(std::min<uint64_t>(options_.depth, 1 << 16));
+    reserve(scratch.record);
     for (;;) {
       if (stop_.load(std::memory_order_relaxed)) return;
       const uint64_t index = next_walk_.fetch_add(1, std::memory_order_relaxed);
@@ -201,6 +200,14 @@ class RandomWalker {
       if (!walk(index, scratch)) return;
       submit(scratch.record);
     }
+  }
+
+  // Records are swapped between threads and the reorder buffer, so all of them get the
+  // same capacity up front (very deep walks still grow theirs during the first walks).
+  void reserve(WalkRecord& record) const {
+    record.reset(0, kind_names_.size());
+    record.fingerprints.reserve(std::min<uint64_t>(options_.depth + 1, 1 << 16));
+    record.actions.reserve(std::min<uint64_t>(options_.depth, 1 << 16));
   }
 
   // Blocks until walk `index` fits the reorder buffer; false when the run is stopping.

@@ -3,6 +3,8 @@
 // tests/toy_walk_models.h.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <new>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -21,6 +23,25 @@
 #include "checker/shrink.h"
 #include "checker/walk_state_sketch.h"
 #include "tests/toy_walk_models.h"
+
+// Counts heap allocations while enabled, to check that walking does not allocate.
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// Both replaced together (malloc/free), so sanitizers see matching pairs; GCC cannot
+// tell that this operator delete pairs with the operator new above.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace isr::checker {
 namespace {
@@ -349,6 +370,32 @@ TEST(RandomWalk, CoverageAddsUp) {
   EXPECT_GT(s.distinct_states, 10u);
   EXPECT_LE(s.distinct_states, 150u);
   EXPECT_GT(s.steps_per_second, 0);
+}
+
+template <class F>
+uint64_t allocations_during(F&& f) {
+  g_allocations = 0;
+  g_count_allocations = true;
+  f();
+  g_count_allocations = false;
+  return g_allocations.load();
+}
+
+TEST(RandomWalk, WalkingDoesNotAllocate) {
+  CombinationLock lock(30);  // never opens within these depths: every walk is full
+  for (unsigned threads : {1u, 2u}) {
+    auto allocations = [&](uint64_t walks, uint64_t depth) {
+      WalkOptions o = options(walks, depth, 1, threads);
+      o.distinct_state_capacity = 16;  // the sketch's table never grows
+      return allocations_during([&] { EXPECT_EQ(simulate(lock, o).stats.steps, walks * depth); });
+    };
+    const uint64_t base = allocations(50, 20);
+    SCOPED_TRACE(std::to_string(threads) + " threads, " + std::to_string(base) +
+                 " allocations for 1000 steps");
+    // 100x the steps in longer walks, then in more walks: (almost) no more allocations.
+    EXPECT_LE(allocations(50, 2000), base + 2);
+    EXPECT_LE(allocations(5000, 20), base + 2);
+  }
 }
 
 TEST(RandomWalk, DeadlocksAreCountedNotViolations) {
