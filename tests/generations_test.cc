@@ -20,16 +20,6 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
   return base;
 }
 
-// Follower `f` fetches from `l` until it has the leader's whole log, then once more so
-// that the response carries the leader's HW: explicit steps, each asserted enabled.
-::testing::AssertionResult catch_up(Scenario& s, int f, int l) {
-  for (int guard = 0; guard < kMaxLog && s.replica(f).leo < s.replica(l).leo; ++guard) {
-    if (auto r = s.run({fetch(f, l), fetch_response(f)}); !r) return r;
-  }
-  if (s.replica(f).leo != s.replica(l).leo) return ::testing::AssertionFailure() << "no progress: " << s.json();
-  return s.run({fetch(f, l), fetch_response(f)});
-}
-
 // --- hw-truncation -> kip-101 ----------------------------------------------------------
 
 // KIP-101 scenario: a record committed at the leader while the followers' HW still lags

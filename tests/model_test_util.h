@@ -252,6 +252,18 @@ class Scenario {
   std::vector<std::string> trace_;
 };
 
+// Follower `f` fetches from `l` until it has the leader's whole log, then once more so
+// that the response carries the leader's HW: explicit steps, each asserted enabled.
+inline ::testing::AssertionResult catch_up(Scenario& s, int f, int l) {
+  for (int guard = 0; guard < kMaxLog && s.replica(f).leo < s.replica(l).leo; ++guard) {
+    if (auto r = s.run({fetch(f, l), fetch_response(f)}); !r) return r;
+  }
+  if (s.replica(f).leo != s.replica(l).leo) {
+    return ::testing::AssertionFailure() << "follower " << f << " made no progress: " << s.json();
+  }
+  return s.run({fetch(f, l), fetch_response(f)});
+}
+
 // Visits every state reachable from `from` through actions `allowed` accepts (each
 // state once, by its bytes); returns the number visited, stopping at `limit`.
 inline size_t explore(const PartitionModel& m, const State& from, const std::function<bool(const Action&)>& allowed,

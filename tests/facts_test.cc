@@ -1,0 +1,286 @@
+// The facts from the field the model must reproduce (MODEL.md section 5), each driven by
+// hand: which losses lose acknowledged data under which settings, and what producers
+// see when replicas or the controller quorum are gone.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "properties/predicates.h"
+#include "tests/model_test_util.h"
+
+namespace isr::spec {
+namespace {
+
+using namespace modeltest;
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+// Record 1 committed on all three replicas of the default cluster.
+::testing::AssertionResult commit_on_all_three(Scenario& s) {
+  if (auto r = s.apply(produce(0, 1)); !r) return r;
+  if (auto r = catch_up(s, 1, 0); !r) return r;
+  if (auto r = catch_up(s, 2, 0); !r) return r;
+  if (outcome(s.state(), 1) != SendOutcome::Acked) return ::testing::AssertionFailure() << s.json();
+  return ::testing::AssertionSuccess();
+}
+
+bool only_leader_has_record_one(const State& s) {
+  return records(s, 0) == std::vector<int>{1} && records(s, 1).empty() && records(s, 2).empty();
+}
+
+// --- acks=1 -----------------------------------------------------------------------------
+
+// Produce, then the leader dies before any follower fetched, and follower 1 is elected.
+Scenario leader_dies_after_produce(const std::string& acks) {
+  Scenario s({"acks=" + acks});
+  EXPECT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Kill), controller_failover(1), fence_broker(0, 1),
+                     metadata_update(1)}));
+  EXPECT_EQ(rules::active_leader(s.state()), 1);
+  return s;
+}
+
+TEST(Facts, AcksOneLeaderFailureLosesTheAckedRecord) {
+  Scenario s = leader_dies_after_produce("1");
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.violated("no-acked-loss"));
+}
+
+TEST(Facts, AcksAllDoesNotAcknowledgeWhatTheLeaderAloneHas) {
+  Scenario s = leader_dies_after_produce("all");
+  EXPECT_NE(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.holds("no-acked-loss"));
+}
+
+// --- RF=3 is not three copies at ack time -----------------------------------------------
+
+// The ISR shrinks to the leader alone while record 1 waits for acks=all.
+Scenario isr_of_the_leader_alone(int min_isr) {
+  Scenario s({"min_insync_replicas=" + std::to_string(min_isr), "faults.max_disk_losses=1"});
+  EXPECT_TRUE(s.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0), shrink_isr(0, 2), alter_partition(0)}));
+  EXPECT_EQ(s.controller().isr, nodes({0}));
+  EXPECT_TRUE(only_leader_has_record_one(s.state()));
+  return s;
+}
+
+TEST(Facts, MinIsrOneWithTheLeaderAloneInTheIsrIsAcksOne) {
+  Scenario s = isr_of_the_leader_alone(1);
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked) << "acks=all waited for the ISR {0} only";
+  ASSERT_TRUE(s.apply(crash(0, StopKind::Disk)));
+  EXPECT_TRUE(s.violated("no-committed-loss-globally"));
+}
+
+TEST(Facts, MinIsrTwoDoesNotAcknowledgeWithTheLeaderAlone) {
+  Scenario s = isr_of_the_leader_alone(2);
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
+  ASSERT_TRUE(s.apply(crash(0, StopKind::Disk)));
+  EXPECT_TRUE(s.holds("no-committed-loss-globally"));
+}
+
+// --- RF=3, min ISR=2, acks=all ----------------------------------------------------------
+
+TEST(Facts, OneBrokerLossLosesNothingAndWritesContinue) {
+  // The leader or a follower is lost; with the leader, either follower may be elected.
+  struct Case {
+    int crashed, leader_after;
+  };
+  for (const Case c : {Case{0, 1}, Case{0, 2}, Case{1, 0}, Case{2, 0}}) {
+    SCOPED_TRACE("crashed " + std::to_string(c.crashed) + ", leader " + std::to_string(c.leader_after));
+    Scenario s({});
+    ASSERT_TRUE(commit_on_all_three(s));
+    const int leader = c.leader_after;
+    const int follower = 3 - c.crashed - leader;
+    if (c.crashed == 0) {
+      ASSERT_TRUE(s.run({crash(0, StopKind::Kill), controller_failover(1), fence_broker(0, leader),
+                         metadata_update(leader), metadata_update(follower), epoch_query(follower, leader)}));
+    } else {
+      ASSERT_TRUE(s.run({crash(c.crashed, StopKind::Kill), fence_broker(c.crashed, 0), metadata_update(0)}));
+    }
+    EXPECT_EQ(s.controller().isr, static_cast<NodeSet>(nodes({0, 1, 2}) & ~bit(c.crashed)));
+    EXPECT_TRUE(s.all_hold());
+    ASSERT_TRUE(s.apply(produce(leader, 2)));
+    ASSERT_TRUE(catch_up(s, follower, leader));
+    EXPECT_EQ(outcome(s.state(), 2), SendOutcome::Acked);
+    EXPECT_EQ(records(s.state(), leader), (std::vector<int>{1, 2}));
+    EXPECT_EQ(records(s.state(), follower), (std::vector<int>{1, 2}));
+    EXPECT_TRUE(s.all_hold());
+  }
+}
+
+TEST(Facts, ASecondLossGivesNotEnoughReplicasWhenTheQuorumSurvives) {
+  Scenario s({"controller.placement=dedicated", "faults.max_crashes=2", "bounds.max_records=3"});
+  ASSERT_TRUE(commit_on_all_three(s));
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), fence_broker(0, 1), metadata_update(1), metadata_update(2),
+                     epoch_query(2, 1), produce(1, 2)}));
+  ASSERT_TRUE(catch_up(s, 2, 1));
+  ASSERT_EQ(outcome(s.state(), 2), SendOutcome::Acked);
+  ASSERT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 1), metadata_update(1)}));
+  EXPECT_EQ(s.controller().isr, nodes({1}));
+  EXPECT_EQ(s.controller().elr, nodes({2})) << "2 left below min ISR: still electable";
+  ASSERT_TRUE(s.apply(produce(1, 3)));
+  EXPECT_EQ(outcome(s.state(), 3), SendOutcome::NotEnoughReplicas);
+  EXPECT_EQ(records(s.state(), 1), (std::vector<int>{1, 2})) << "rejected before the append";
+  EXPECT_TRUE(s.all_hold());
+}
+
+// Combined placement: the three brokers are the three voters. Losing two followers
+// also loses the controller quorum.
+TEST(Facts, LosingTwoOfThreeCombinedNodesLeavesProducersOnlyATimeout) {
+  Scenario s({"faults.max_crashes=2"});
+  ASSERT_TRUE(s.run({crash(1, StopKind::Kill), crash(2, StopKind::Kill)}));
+  EXPECT_FALSE(rules::quorum_available(s.config(), s.state()));
+  for (ActionKind kind : {ActionKind::FenceBroker, ActionKind::AlterPartition, ActionKind::RegisterBroker,
+                          ActionKind::UnfenceBroker, ActionKind::ControllerFailover, ActionKind::UncleanElection}) {
+    EXPECT_EQ(s.count(kind), 0) << static_cast<int>(kind);
+  }
+  ASSERT_TRUE(s.apply(produce(0, 1)));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight) << "the leader still sees ISR {0,1,2}";
+  ASSERT_TRUE(s.apply(shrink_isr(0, 1)));
+  EXPECT_FALSE(s.can(alter_partition(0))) << "no quorum to commit the shrink";
+
+  // With no further fault and nobody restarting, no sequence of steps acknowledges or
+  // rejects the write, and the ISR is never shrunk: the request can only time out.
+  bool timed_out = false;
+  const size_t states = explore(
+      s.model(), s.state(), [](const Action& a) { return a.kind != ActionKind::Restart; },
+      [&](const State& t) {
+        EXPECT_EQ(t.controller.isr, nodes({0, 1, 2}));
+        for (int k = 1; k <= 2; ++k) {
+          const SendOutcome o = outcome(t, k);
+          EXPECT_TRUE(o == SendOutcome::Unsent || o == SendOutcome::InFlight || o == SendOutcome::TimedOut) << k;
+        }
+        timed_out |= outcome(t, 1) == SendOutcome::TimedOut;
+      });
+  EXPECT_GT(states, 2u);
+  EXPECT_TRUE(timed_out);
+}
+
+TEST(Facts, LosingTheLeaderAndAFollowerOfThreeCombinedNodesLeavesNoLeader) {
+  Scenario s({"faults.max_crashes=2"});
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), crash(1, StopKind::Kill)}));
+  EXPECT_EQ(s.count(ActionKind::ControllerFailover), 0) << "one voter of three is no majority";
+  EXPECT_EQ(s.count(ActionKind::Produce), 0) << "no broker believes it leads";
+  EXPECT_EQ(s.controller().leader, 0) << "nobody can even record that the leader is gone";
+}
+
+TEST(Facts, WithDedicatedVotersLosingTwoFollowersGivesNotEnoughReplicas) {
+  Scenario s({"controller.placement=dedicated", "faults.max_crashes=2"});
+  ASSERT_TRUE(s.run({crash(1, StopKind::Kill), crash(2, StopKind::Kill), fence_broker(1, 0), fence_broker(2, 0),
+                     metadata_update(0), produce(0, 1)}));
+  EXPECT_EQ(s.controller().isr, nodes({0}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotEnoughReplicas);
+}
+
+// --- RF=2, min ISR=2 ----------------------------------------------------------------------
+
+TEST(Facts, ReplicationFactorTwoWithMinIsrTwoRejectsWritesCleanlyWithOneReplicaDown) {
+  const std::vector<std::string> rf2 = {"brokers=3", "replication_factor=2", "min_insync_replicas=2"};
+  Scenario follower_down(rf2);
+  ASSERT_TRUE(follower_down.run({crash(1, StopKind::Kill), fence_broker(1, 0), metadata_update(0), produce(0, 1)}));
+  EXPECT_EQ(outcome(follower_down.state(), 1), SendOutcome::NotEnoughReplicas);
+  EXPECT_TRUE(records(follower_down.state(), 0).empty());
+
+  Scenario leader_down(rf2);
+  ASSERT_TRUE(leader_down.run({crash(0, StopKind::Kill), controller_failover(2), fence_broker(0, 1),
+                               metadata_update(1), produce(1, 1)}));
+  EXPECT_EQ(outcome(leader_down.state(), 1), SendOutcome::NotEnoughReplicas);
+  EXPECT_TRUE(leader_down.all_hold());
+}
+
+// --- unclean leader election --------------------------------------------------------------
+
+// ISR {0,1} holds acked record 1; both die; replica 2 never had it.
+Scenario both_isr_members_lost(bool unclean) {
+  Scenario s({"controller.placement=dedicated", "faults.max_crashes=2",
+              std::string("unclean_leader_election=") + (unclean ? "true" : "false")});
+  EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2),
+                     alter_partition(0)}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.run({crash(0, StopKind::Kill), fence_broker(0, 1), crash(1, StopKind::Kill),
+                     fence_broker(1, kNoNode)}));
+  return s;
+}
+
+TEST(Facts, UncleanElectionTradesAckedDataForAvailability) {
+  Scenario s = both_isr_members_lost(true);
+  ASSERT_TRUE(s.run({unclean_election(2), metadata_update(2)}));
+  EXPECT_EQ(rules::active_leader(s.state()), 2);
+  EXPECT_TRUE(s.violated("no-acked-loss"));
+  EXPECT_TRUE(s.holds("no-committed-loss-globally")) << "still on the dead brokers' disks";
+  ASSERT_TRUE(s.apply(produce(2, 2))) << "available again";
+}
+
+TEST(Facts, WithoutUncleanElectionThePartitionWaitsForItsIsr) {
+  Scenario s = both_isr_members_lost(false);
+  EXPECT_EQ(s.controller().leader, kNoNode);
+  EXPECT_EQ(s.count(ActionKind::UncleanElection), 0);
+  EXPECT_EQ(s.count(ActionKind::Produce), 0);
+  EXPECT_TRUE(s.all_hold());
+}
+
+// --- no fsync on ack ------------------------------------------------------------------------
+
+// Record 1 acked by ISR {0,1}; both then lose power.
+Scenario power_loss_of_the_isr(const std::vector<std::string>& overrides, StopKind kind) {
+  Scenario s(with({"controller.placement=dedicated", "faults.max_crashes=2", "faults.max_lossy_crashes=2"},
+                  overrides));
+  EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2),
+                     alter_partition(0)}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.run({crash(0, kind), crash(1, kind)}));
+  return s;
+}
+
+TEST(Facts, LossyCrashesWithoutFsyncLoseAckedDataEvenWithAcksAll) {
+  Scenario s = power_loss_of_the_isr({}, StopKind::Power);
+  EXPECT_TRUE(records(s.state(), 0).empty());
+  EXPECT_TRUE(records(s.state(), 1).empty());
+  EXPECT_TRUE(s.violated("no-committed-loss-globally"));
+}
+
+TEST(Facts, FsyncOnEveryAppendOrAProcessKillKeepsIt) {
+  Scenario fsync = power_loss_of_the_isr({"flush=every-append"}, StopKind::Power);
+  EXPECT_TRUE(fsync.holds("no-committed-loss-globally"));
+  Scenario kill = power_loss_of_the_isr({}, StopKind::Kill);
+  EXPECT_TRUE(kill.holds("no-committed-loss-globally"));
+}
+
+// --- idempotence ------------------------------------------------------------------------------
+
+// Record 1 is appended, its request times out, and the producer retries it.
+Scenario retry_after_timeout(bool idempotence) {
+  Scenario s({std::string("idempotence=") + (idempotence ? "true" : "false"), "bounds.max_retries=1"});
+  EXPECT_TRUE(s.run({produce(0, 1), produce_timeout(1), produce(0, 1)}));
+  return s;
+}
+
+TEST(Facts, WithoutIdempotenceARetryDuplicatesTheRecord) {
+  Scenario s = retry_after_timeout(false);
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1, 1}));
+  EXPECT_FALSE(properties::no_duplicates(s.config(), s.state()));
+}
+
+TEST(Facts, IdempotenceAnswersTheRetryWithTheOriginalOffset) {
+  Scenario s = retry_after_timeout(true);
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1}));
+  EXPECT_EQ(s.state().producer.inflight_offset, 1);
+  EXPECT_TRUE(s.holds("no-duplicates"));
+  ASSERT_TRUE(catch_up(s, 1, 0));
+  ASSERT_TRUE(catch_up(s, 2, 0));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.all_hold());
+}
+
+TEST(Facts, IdempotenceDoesNotWidenDurability) {
+  Scenario s({"idempotence=true", "acks=1"});
+  ASSERT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Kill), controller_failover(1), fence_broker(0, 1),
+                     metadata_update(1)}));
+  EXPECT_TRUE(s.violated("no-acked-loss"));
+  EXPECT_TRUE(s.holds("no-duplicates"));
+}
+
+}  // namespace
+}  // namespace isr::spec
