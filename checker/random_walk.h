@@ -238,6 +238,14 @@ class RandomWalker {
     SplitMix64 rng = SplitMix64::for_walk(options_.seed, index);
     record.initial = initial_states_.size() == 1 ? 0 : rng.below(static_cast<uint32_t>(initial_states_.size()));
     State state = initial_states_[record.initial];
+    // Walks that end at once must also look at the clock.
+    if (++scratch.steps_since_clock >= kClockEverySteps) {
+      scratch.steps_since_clock = 0;
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        stop("time limit");
+        return false;
+      }
+    }
     const int level = sketch_level_.load(std::memory_order_relaxed);
     note_state(state, record, level);
     if (violated(state, record)) return true;
@@ -248,7 +256,7 @@ class RandomWalker {
         stop("interrupted");
         return false;
       }
-      if (++scratch.steps_since_clock == kClockEverySteps) {
+      if (++scratch.steps_since_clock >= kClockEverySteps) {
         scratch.steps_since_clock = 0;
         if (std::chrono::steady_clock::now() >= deadline_) {
           stop("time limit");
@@ -388,7 +396,7 @@ class RandomWalker {
     s.depth_limit_hits = depth_limit_hits_;
     for (std::size_t k = 0; k < kind_names_.size(); ++k) {
       s.coverage.push_back(KindCoverage{kind_names_[k], weights_[k], taken_[k], enabled_[k]});
-      if (enabled_[k] == 0) {
+      if (enabled_[k] == 0 && committed_ > 0) {
         s.warnings.push_back("action kind " + kind_names_[k] + " was never enabled");
       }
     }

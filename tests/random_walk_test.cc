@@ -466,6 +466,9 @@ TEST(RandomWalk, InterruptGivesAnIncompleteResult) {
   EXPECT_EQ(result.outcome, WalkOutcome::kIncomplete);
   EXPECT_EQ(result.stop_reason, "interrupted");
   EXPECT_LT(result.stats.walks_completed, 1000u);
+  if (result.stats.walks_completed == 0) {
+    EXPECT_TRUE(result.stats.warnings.empty()) << "no walk ran: nothing to warn about";
+  }
 }
 
 TEST(RandomWalk, TimeLimitGivesAnIncompleteResult) {
@@ -479,6 +482,16 @@ TEST(RandomWalk, TimeLimitGivesAnIncompleteResult) {
   EXPECT_EQ(result.stop_reason, "time limit");
   EXPECT_GT(result.stats.walks_completed, 0u);
   EXPECT_EQ(result.stats.steps, result.stats.walks_completed * 1000);
+}
+
+TEST(RandomWalk, TimeLimitAlsoStopsWalksThatEndAtOnce) {
+  DeadEndLine line(0);  // no action anywhere: every walk is a 0-step deadlock
+  WalkOptions o = options(UINT64_MAX / 2, 10, 1, 1);
+  o.time_limit = std::chrono::milliseconds(100);
+  const auto result = simulate(line, o);
+  EXPECT_EQ(result.outcome, WalkOutcome::kIncomplete);
+  EXPECT_EQ(result.stats.steps, 0u);
+  EXPECT_EQ(result.stats.deadlocks, result.stats.walks_completed);
 }
 
 TEST(RandomWalk, InitialStateViolationIsAZeroStepTrace) {
