@@ -37,7 +37,9 @@ class ActionKindIndex {
   const std::vector<std::string>& names() const { return names_; }
 
   std::size_t of(const Action& a) {
-    if constexpr (requires { { model_.action_kind_index(a) } -> std::convertible_to<std::size_t>; }) {
+    if constexpr (requires {
+                    { model_.action_kind_index(a) } -> std::convertible_to<std::size_t>;
+                  }) {
       return model_.action_kind_index(a);
     } else if constexpr (kStableViews) {
       const std::string_view kind = model_.action_kind(a);

@@ -92,12 +92,15 @@ class RandomWalker {
     uniform_ = std::all_of(weights_.begin(), weights_.end(), [](double w) { return w == 1.0; });
     threads_ = options_.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                      : options_.threads;
-    if (options_.walks < threads_) threads_ = static_cast<unsigned>(std::max<uint64_t>(options_.walks, 1));
+    if (options_.walks < threads_) {
+      threads_ = static_cast<unsigned>(std::max<uint64_t>(options_.walks, 1));
+    }
     ring_.resize(8 * static_cast<std::size_t>(threads_));
     for (Slot& slot : ring_) reserve(slot.record);
     taken_.assign(kind_names_.size() + 1, 0);
     enabled_.assign(kind_names_.size() + 1, 0);
-    histogram_width_ = std::max<uint64_t>(1, (options_.depth + kHistogramBuckets) / kHistogramBuckets);
+    histogram_width_ =
+        std::max<uint64_t>(1, (options_.depth + kHistogramBuckets) / kHistogramBuckets);
     histogram_.assign((options_.depth / histogram_width_) + 1, 0);
   }
 
@@ -236,7 +239,9 @@ class RandomWalker {
     WalkRecord& record = scratch.record;
     record.reset(index, kind_names_.size());
     SplitMix64 rng = SplitMix64::for_walk(options_.seed, index);
-    record.initial = initial_states_.size() == 1 ? 0 : rng.below(static_cast<uint32_t>(initial_states_.size()));
+    record.initial = initial_states_.size() == 1
+                         ? 0
+                         : rng.below(static_cast<uint32_t>(initial_states_.size()));
     State state = initial_states_[record.initial];
     // Walks that end at once must also look at the clock.
     if (++scratch.steps_since_clock >= kClockEverySteps) {

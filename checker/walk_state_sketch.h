@@ -67,7 +67,9 @@ class DistinctStateSketch {
   static constexpr std::size_t kInitialTableSize = 64;
 
   // Fingerprint 0 marks empty slots; fold it onto 1 (one extra collision in 2^64).
-  static uint64_t normalise(uint64_t fingerprint) { return fingerprint == kEmpty ? 1 : fingerprint; }
+  static uint64_t normalise(uint64_t fingerprint) {
+    return fingerprint == kEmpty ? 1 : fingerprint;
+  }
 
   static std::size_t table_size_for(std::size_t capacity) {
     // Load factor at most 1/2 with `capacity + 1` entries (the moment before a raise).

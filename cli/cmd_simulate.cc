@@ -248,7 +248,8 @@ void simulate(const SimulateOptions& o) {
       throw std::logic_error("the shrunk trace does not replay: " + replayed.summary());
     }
     std::cout << "VIOLATION: " << v.property << " (" << v.description << ") in walk "
-              << v.walk_index << (v.smallest_walk_index ? "" : " (run interrupted: an earlier walk may also fail)")
+              << v.walk_index
+              << (v.smallest_walk_index ? "" : " (run interrupted: an earlier walk may also fail)")
               << "\n";
     std::cout << "shrunk: " << v.shrink.length_before << " steps -> "
               << v.shrink.length_after_delta << " by delta debugging -> "
