@@ -11,7 +11,8 @@
 //      smallest key (the one a sequential BFS would meet first) and insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
 //   4. materialize (parallel, chunks): recompute each new state from its parent (cheaper
-//      than storing every candidate state), check every property, collect bounds.
+//      than storing every candidate state), check every property, collect bounds, and
+//      store it compressed (checker/state_store.h) as the next frontier.
 // The frontier holds real states; only fingerprints are canonical. So a counterexample
 // rebuilt from the parent log is a real execution with real node identities.
 //
@@ -39,6 +40,7 @@
 #include "checker/hooks.h"
 #include "checker/model.h"
 #include "checker/parent_log.h"
+#include "checker/state_store.h"
 #include "checker/visited_set.h"
 #include "checker/worker_pool.h"
 
@@ -92,6 +94,7 @@ struct alignas(64) Worker {
   // Read by the coordinator while the phase runs.
   std::atomic<uint64_t> generated_published{0};
   std::atomic<uint64_t> buffer_bytes{0};
+  std::atomic<uint64_t> stored_bytes{0};  // next-frontier chunks filled in this phase
 
   uint64_t bucket_bytes() const {
     uint64_t n = recent.capacity() * sizeof(Fingerprint) + buckets.capacity() * sizeof(buckets[0]);
@@ -115,6 +118,10 @@ class Engine {
   BfsResult<M> run() {
     start_ = Clock::now();
     last_report_ = start_;
+    initial_ = model_.initial_states();
+    if (initial_.empty()) return finish();
+    frontier_ = std::make_unique<StateStore<State>>(initial_[0]);
+    next_ = std::make_unique<StateStore<State>>(initial_[0]);
     WorkerPool pool(options_.threads);
     pool_ = &pool;
     for (int t = 0; t < options_.threads; ++t) {
@@ -161,23 +168,31 @@ class Engine {
     explore_initial_states();
     if (verdict_ == Verdict::Violated || truncated_) return;
     for (int level = 1;; ++level) {
-      if (frontier_.empty()) return;  // every reachable state explored: holds
+      if (frontier_->size() == 0) return;  // every reachable state explored: holds
       tick();
       if (abort_reason() != StopReason::None) {
         verdict_ = Verdict::Incomplete;
         stop_reason_ = abort_reason();
         return;
       }
+      auto mark = Clock::now();
+      auto lap = [&mark](double& total) {
+        const auto now = Clock::now();
+        total += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+      };
       expand();
+      lap(phases_.expand);
       if (abort_reason() != StopReason::None) {
         verdict_ = Verdict::Incomplete;
         stop_reason_ = abort_reason();
         return;
       }
       dedupe();
+      lap(phases_.dedupe);
       order();
       if (new_.empty()) {
-        frontier_.clear();
+        frontier_->reset(0);
         return;
       }
       if (options_.max_states != 0 && distinct_ + new_.size() > options_.max_states) {
@@ -190,10 +205,13 @@ class Engine {
         }
       }
       record_parents();
+      lap(phases_.order);
       materialize();
+      lap(phases_.materialize);
       distinct_ += new_.size();
       level_sizes_.push_back(new_.size());
       std::swap(frontier_, next_);
+      store_bytes_ = frontier_->bytes() + next_->bytes();
       if (!truncated_) depth_ = level;
       maybe_report(false);
       if (violation_index_ != kNone) {
@@ -209,24 +227,27 @@ class Engine {
   }
 
   void explore_initial_states() {
-    const std::vector<State> initial = model_.initial_states();
-    generated_ = initial.size();
+    generated_ = initial_.size();
     parents_.begin_level();
-    for (size_t i = 0; i < initial.size(); ++i) {
-      if (options_.max_states != 0 && frontier_.size() >= options_.max_states) {
+    std::vector<State> distinct;
+    for (size_t i = 0; i < initial_.size(); ++i) {
+      if (options_.max_states != 0 && distinct.size() >= options_.max_states) {
         truncated_ = true;
         break;
       }
-      if (!visited_.insert(fingerprint_of(initial[i]))) continue;
-      frontier_.push_back(initial[i]);
+      if (!visited_.insert(fingerprint_of(initial_[i]))) continue;
+      distinct.push_back(initial_[i]);
       parents_.append(0, static_cast<uint32_t>(i));
     }
-    distinct_ = frontier_.size();
-    level_sizes_.push_back(frontier_.size());
+    frontier_->reset(distinct.size());
+    for (size_t i = 0; i < distinct.size(); ++i) frontier_->append(i / StateStore<State>::kChunk, distinct[i]);
+    distinct_ = distinct.size();
+    level_sizes_.push_back(distinct.size());
     visited_bytes_ = visited_.bytes();
-    for (size_t i = 0; i < frontier_.size(); ++i) {
-      bounds_mask_ |= bounds_hit(model_, frontier_[i]);
-      const size_t p = first_violation(frontier_[i]);
+    store_bytes_ = frontier_->bytes() + next_->bytes();
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      bounds_mask_ |= bounds_hit(model_, distinct[i]);
+      const size_t p = first_violation(distinct[i]);
       if (p != kNone) {
         violated(0, i, p);
         return;
@@ -244,7 +265,7 @@ class Engine {
   }
 
   void expand() {
-    const size_t n = frontier_.size();
+    const size_t n = frontier_->size();
     const size_t chunk = chunk_size(n);
     next_item_.store(0);
     in_expand_ = true;
@@ -271,7 +292,8 @@ class Engine {
   }
 
   void expand_one(Worker<Action>& w, size_t parent) {
-    const State& s = frontier_[parent];
+    State s;
+    frontier_->get(parent, s);
     uint64_t index = 0;
     model_.for_each_action(s, [&](const Action& a) {
       const uint64_t action_index = index++;
@@ -324,11 +346,30 @@ class Engine {
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
         },
         [&] { tick(); });
+
+    // Insert the new fingerprints, growing the set first if needed (see visited_set.h).
+    std::vector<size_t> incoming(VisitedSet::kShards);
+    for (size_t shard = 0; shard < VisitedSet::kShards; ++shard) incoming[shard] = unique_[shard].size();
+    visited_.begin_batch(incoming);
     visited_bytes_ = visited_.bytes();
+    next_item_.store(0);
+    pool_->run(
+        [&](int) {
+          while (true) {
+            const size_t shard = next_item_.fetch_add(1);
+            if (shard >= VisitedSet::kShards) break;
+            visited_.insert_batch(shard, unique_[shard].data(), unique_[shard].size());
+          }
+        },
+        [&] { tick(); });
+    visited_.end_batch(unique_);
+    visited_bytes_ = visited_.bytes();
+    for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fingerprint);
   }
 
   void dedupe_shard(Worker<Action>& w, size_t shard) {
     w.scratch.clear();
+    unique_[shard].clear();
     for (const auto& other : workers_) {
       const auto& bucket = other->buckets[shard];
       w.scratch.insert(w.scratch.end(), bucket.begin(), bucket.end());
@@ -338,11 +379,11 @@ class Engine {
               [](const Candidate<Action>& a, const Candidate<Action>& b) {
                 return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
               });
-    VisitedShard& set = visited_.shard(shard);
+    std::vector<Fingerprint>& unique = unique_[shard];
     const size_t n = w.scratch.size();
     for (size_t i = 0; i < n;) {
       const Candidate<Action>& first = w.scratch[i];
-      set.insert(first.fp);
+      unique.push_back(first.fp);
       w.survivors.push_back(NewState<Action>{first.key, first.action});
       size_t j = i + 1;
       while (j < n && w.scratch[j].fp == first.fp) ++j;
@@ -376,31 +417,46 @@ class Engine {
     for (const auto& s : new_) parents_.append(key_parent(s.key), key_action(s.key));
   }
 
+  // Work unit: one chunk of the state store, so that each chunk has a single writer.
   void materialize() {
     const size_t n = new_.size();
-    next_.resize(n);
-    const size_t chunk = chunk_size(n);
+    next_->reset(n);
+    const size_t chunks = next_->chunks();
     next_item_.store(0);
-    for (auto& w : workers_) w->violation_index = kNone;
+    for (auto& w : workers_) {
+      w->violation_index = kNone;
+      w->stored_bytes.store(0, std::memory_order_relaxed);
+    }
     pool_->run(
         [&](int t) {
           Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          State parent;
+          State state;
+          uint64_t parent_index = kNone;
           while (true) {
-            const size_t begin = next_item_.fetch_add(chunk);
-            if (begin >= n) break;
-            const size_t end = std::min(n, begin + chunk);
+            const size_t chunk = next_item_.fetch_add(1);
+            if (chunk >= chunks) break;
+            const size_t begin = chunk * StateStore<State>::kChunk;
+            const size_t end = std::min(n, begin + StateStore<State>::kChunk);
             for (size_t i = begin; i < end; ++i) {
-              next_[i] = model_.next_state(frontier_[key_parent(new_[i].key)], new_[i].action);
-              w.bounds_mask |= bounds_hit(model_, next_[i]);
+              const uint64_t p = key_parent(new_[i].key);
+              if (p != parent_index) {
+                frontier_->get(p, parent);
+                parent_index = p;
+              }
+              state = model_.next_state(parent, new_[i].action);
+              next_->append(chunk, state);
+              w.bounds_mask |= bounds_hit(model_, state);
               // This worker's chunks come in increasing order: once it has a violation,
               // later states cannot be the first one.
               if (w.violation_index != kNone) continue;
-              const size_t p = first_violation(next_[i]);
-              if (p != kNone) {
+              const size_t violated_property = first_violation(state);
+              if (violated_property != kNone) {
                 w.violation_index = i;
-                w.violation_property = p;
+                w.violation_property = violated_property;
               }
             }
+            w.stored_bytes.fetch_add(next_->chunk_bytes(chunk), std::memory_order_relaxed);
           }
         },
         [&] { tick(); });
@@ -411,13 +467,15 @@ class Engine {
         violation_index_ = w->violation_index;
         violation_property_ = w->violation_property;
       }
+      w->stored_bytes.store(0, std::memory_order_relaxed);
     }
   }
 
   // `index` is the position of the violating state in level `level` (now in frontier_).
   void violated(int level, uint64_t index, size_t property) {
     verdict_ = Verdict::Violated;
-    const State violating = frontier_[index];
+    State violating;
+    frontier_->get(index, violating);
     std::vector<uint32_t> actions(static_cast<size_t>(level));
     for (int l = level; l >= 1; --l) {
       const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), index);
@@ -436,10 +494,14 @@ class Engine {
   }
 
   uint64_t memory_now() const {
-    uint64_t n = visited_bytes_ + parents_.bytes();
-    n += (frontier_.capacity() + next_.capacity()) * sizeof(State);
+    // Structures being filled by workers are read through what they publish (estimated
+    // while a phase runs, exact at phase boundaries).
+    uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
     n += new_.capacity() * sizeof(NewState<Action>);
-    for (const auto& w : workers_) n += w->buffer_bytes.load(std::memory_order_relaxed) + sizeof(Worker<Action>);
+    for (const auto& w : workers_) {
+      n += w->buffer_bytes.load(std::memory_order_relaxed) + w->stored_bytes.load(std::memory_order_relaxed) +
+           sizeof(Worker<Action>);
+    }
     return n;
   }
 
@@ -472,7 +534,7 @@ class Engine {
     BfsProgress p;
     p.states_generated = generated_now();
     p.distinct_states = distinct_;
-    p.frontier = frontier_.size();
+    p.frontier = frontier_ ? frontier_->size() : 0;
     p.depth = depth_;
     p.seconds = seconds_since_start();
     p.states_per_second = p.seconds > 0 ? static_cast<double>(p.states_generated) / p.seconds : 0;
@@ -499,12 +561,15 @@ class Engine {
     r.peak_memory_bytes = peak_memory_;
     r.visited_set_bytes = visited_.bytes();
     r.parent_log_bytes = parents_.bytes();
+    // Per fingerprint held (a search stopped by max_states holds a few more than it
+    // counts) plus per parent-log entry.
     if (distinct_ > 0) {
-      r.bytes_per_state = static_cast<double>(r.visited_set_bytes + r.parent_log_bytes) /
-                          static_cast<double>(distinct_);
+      r.bytes_per_state = static_cast<double>(r.visited_set_bytes) / static_cast<double>(visited_.size()) +
+                          static_cast<double>(r.parent_log_bytes) / static_cast<double>(distinct_);
     }
     r.collision_probability = std::min(
         1.0, static_cast<double>(generated_) * static_cast<double>(distinct_) / 18446744073709551616.0);
+    r.phase_seconds = phases_;
     r.bounds_mask = bounds_mask_;
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
     r.threads = options_.threads;
@@ -517,10 +582,13 @@ class Engine {
   WorkerPool* pool_ = nullptr;
   std::vector<std::unique_ptr<Worker<Action>>> workers_;
 
+  std::vector<State> initial_;
   VisitedSet visited_;
+  std::vector<std::vector<Fingerprint>> unique_ = std::vector<std::vector<Fingerprint>>(VisitedSet::kShards);
   ParentLog parents_;
-  std::vector<State> frontier_;  // the level being expanded (after a level: the newest)
-  std::vector<State> next_;
+  std::unique_ptr<StateStore<State>> frontier_;  // the level being expanded (after a level: the newest)
+  std::unique_ptr<StateStore<State>> next_;
+  uint64_t store_bytes_ = 0;
   std::vector<NewState<Action>> new_;
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
@@ -539,6 +607,7 @@ class Engine {
   int depth_ = 0;
   std::vector<uint64_t> level_sizes_;
   uint32_t bounds_mask_ = 0;
+  typename BfsResult<M>::Phases phases_;
   uint64_t visited_bytes_ = 0;
   uint64_t peak_memory_ = 0;
   Clock::time_point start_;

@@ -84,6 +84,14 @@ struct BfsResult {
   // states_generated * distinct_states / 2^64 (union bound; see docs/checker.md).
   double collision_probability = 0;
 
+  // Wall-clock time per phase of the levels (see checker/bfs.h), for tuning.
+  struct Phases {
+    double expand = 0;
+    double dedupe = 0;
+    double order = 0;        // merging survivors and writing the parent log
+    double materialize = 0;  // recomputing new states, checking properties
+  } phase_seconds;
+
   uint32_t bounds_mask = 0;                 // OR of bounds_hit over every distinct state
   std::vector<std::string> bounds_reached;  // names of the bits in bounds_mask
 

@@ -1,48 +1,64 @@
 // The set of fingerprints of every state the exhaustive search has seen.
 //
-// Layout: 2^kShardBits independent shards chosen by the top bits of the fingerprint,
-// so that the BFS engine can insert into different shards from different threads
-// without locks (and concurrent lookups are safe while nobody inserts).
+// Layout: 2^kShardBits shards chosen by the top bits of the fingerprint, so that the
+// BFS engine can insert into different shards from different threads without locks
+// (lookups are safe while nobody inserts). All shards live in one array, backed by huge
+// pages when large (large_array.h): shard s owns slots [offset(s), offset(s) + capacity
+// + tail(s)). Every shard has the same capacity (they hold nearly equal counts), and all
+// grow together.
 //
 // Each shard is an *ordered* linear-probing table (Amble & Knuth, 1974): the home slot
 // of a fingerprint is monotone in its value (fast range reduction, Lemire 2019), and
 // every run of occupied slots is kept sorted. That buys three things:
 //   - an unsuccessful lookup stops at the first larger fingerprint, so lookups stay short
 //     at a high load factor (we grow at 0.85 instead of the usual 0.5-0.75);
-//   - the capacity need not be a power of two, so we grow by 1.5x rather than 2x;
-//   - rehashing is one sequential pass, because the old table is already sorted.
-// Together this keeps the table between 9.4 and 14.1 bytes per fingerprint (8 / load),
+//   - the capacity need not be a power of two, so we grow by 1.35x rather than 2x (and
+//     round the capacity up to fill the last huge page);
+//   - growing is one sequential merge pass, because every shard is already sorted.
+// Together this keeps the table between ~9.4 and ~13 bytes per fingerprint (8 / load),
 // which with the ~2-byte parent log meets the 16 bytes per state budget.
 //
-// 0 marks an empty slot (fingerprint.h never produces 0). The last physical slot is
-// kept empty as a sentinel, so scans need no bounds check; runs that would reach it
-// trigger a rebuild with a larger overflow tail.
+// 0 marks an empty slot (fingerprint.h never produces 0). The last slot of each shard
+// is kept empty as a sentinel, so scans need no bounds check; a run that would reach it
+// makes that shard's overflow tail longer.
+//
+// Inserting a batch (the engine's way, once per BFS level):
+//   begin_batch(new_per_shard)   coordinator: grows every shard if one would pass the load
+//   insert_batch(shard, sorted)  for EVERY shard (even with nothing to insert: a growing
+//                                set moves each shard then), one thread per shard
+//   end_batch(batches)           coordinator: frees the old array, fixes any overflow
+// Sorted batches are why growth must be decided up front: inserting sorted fingerprints
+// one by one overloads the low end of a table before any load check can see it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "checker/fingerprint.h"
+#include "checker/large_array.h"
 
 namespace isr::checker {
 
 // GCC and Clang's 128-bit integer; __extension__ keeps -Wpedantic quiet about it.
 __extension__ typedef unsigned __int128 Uint128;
 
-class VisitedShard {
+class VisitedSet {
  public:
-  // `shift` drops the shard-selection bits, so the home slot uses the remaining ones.
-  explicit VisitedShard(int shift = 0) : shift_(shift) { rebuild(kMinCapacity, TailFor(kMinCapacity)); }
+  static constexpr int kShardBits = 8;
+  static constexpr size_t kShards = size_t{1} << kShardBits;
+  static constexpr double kMaxLoad = 0.85;
+  static constexpr double kGrowth = 1.35;
 
-  VisitedShard(VisitedShard&&) noexcept = default;
-  VisitedShard& operator=(VisitedShard&&) noexcept = default;
+  VisitedSet() { allocate(kMinCapacity, std::vector<size_t>(kShards, TailFor(kMinCapacity))); }
+
+  static size_t shard_of(Fingerprint fp) { return static_cast<size_t>(fp >> (64 - kShardBits)); }
 
   bool contains(Fingerprint fp) const {
-    const uint64_t* slot = slots_.get() + home(fp);
+    const uint64_t* slot = home_slot(fp);
     while (true) {
       const uint64_t v = *slot;
       if (v == fp) return true;
@@ -51,124 +67,226 @@ class VisitedShard {
     }
   }
 
-  // Starts loading the cache line a lookup of fp will read first.
-  void prefetch(Fingerprint fp) const { __builtin_prefetch(slots_.get() + home(fp)); }
+  // Starts loading the cache line a lookup of fp reads first. (Inline assembly on x86-64:
+  // GCC 12 drops __builtin_prefetch here as dead code.)
+  void prefetch(Fingerprint fp) const {
+    const uint64_t* slot = home_slot(fp);
+#if defined(__x86_64__)
+    asm volatile("prefetcht0 %0" : : "m"(*slot));
+#else
+    __builtin_prefetch(slot);
+#endif
+  }
 
-  // Returns true when fp was not in the shard (and now is).
+  // One fingerprint (initial states, tests). Returns true when it was new.
   bool insert(Fingerprint fp) {
-    while (true) {
+    if (contains(fp)) return false;
+    const size_t s = shard_of(fp);
+    if (static_cast<double>(shards_[s].count + 1) > kMaxLoad * static_cast<double>(capacity_)) {
+      const auto capacity = static_cast<size_t>(static_cast<double>(capacity_) * kGrowth) + 1;
+      std::vector<size_t> tails(kShards);
+      for (size_t i = 0; i < kShards; ++i) tails[i] = std::max(TailFor(capacity), shards_[i].tail);
+      relayout_in_place(capacity, tails);
+    }
+    while (!insert_batch(s, &fp, 1)) {
+      std::vector<size_t> tails(kShards);
+      for (size_t i = 0; i < kShards; ++i) tails[i] = shards_[i].tail * (i == s ? 2 : 1);
+      relayout_in_place(capacity_, tails);
+    }
+    return true;
+  }
+
+  // Coordinator, before a batch: `incoming[s]` bounds how many new fingerprints shard s
+  // will receive. Grows all shards when one of them would pass the maximal load.
+  void begin_batch(const std::vector<size_t>& incoming) {
+    size_t needed = 0;
+    for (size_t s = 0; s < kShards; ++s) needed = std::max(needed, shards_[s].count + incoming[s]);
+    size_t capacity = capacity_;
+    while (static_cast<double>(needed) > kMaxLoad * static_cast<double>(capacity)) {
+      capacity = static_cast<size_t>(static_cast<double>(capacity) * kGrowth) + 1;
+    }
+    if (capacity == capacity_) return;
+    std::vector<size_t> tails(kShards);
+    for (size_t s = 0; s < kShards; ++s) tails[s] = std::max(TailFor(capacity), shards_[s].tail);
+    old_slots_ = std::move(slots_);
+    old_shards_ = shards_;
+    allocate(capacity, tails);
+    moving_ = true;
+  }
+
+  // One thread per shard: inserts a batch of fingerprints, sorted increasing and not yet
+  // in the set. Returns false when the shard's tail overflowed (end_batch repairs it).
+  bool insert_batch(size_t shard, const Fingerprint* fps, size_t n) {
+    Shard& sh = shards_[shard];
+    if (moving_) {
+      const Shard& old = old_shards_[shard];
+      sh.ok = merge_into(sh, old_slots_.data() + old.offset, old.capacity + old.tail, fps, n);
+      return sh.ok;
+    }
+    uint64_t* s = slots_.data() + sh.offset;
+    const size_t physical = capacity_ + sh.tail;
+    sh.ok = true;
+    for (size_t i = 0; i < n; ++i) {
+      const Fingerprint fp = fps[i];
       size_t pos = home(fp);
-      uint64_t* s = slots_.get();
       while (s[pos] != 0 && s[pos] < fp) ++pos;
-      if (s[pos] == fp) return false;
+      if (s[pos] == fp) continue;
       size_t empty = pos;
       while (s[empty] != 0) ++empty;
-      if (empty + 1 >= physical_) {  // would fill the sentinel: make the tail longer
-        rebuild(capacity_, tail_ * 2);
-        continue;
+      if (empty + 1 >= physical) {
+        sh.ok = false;
+        return false;
       }
       std::memmove(s + pos + 1, s + pos, (empty - pos) * sizeof(uint64_t));
       s[pos] = fp;
-      ++count_;
-      if (count_ > static_cast<size_t>(kMaxLoad * static_cast<double>(capacity_))) {
-        const size_t grown = capacity_ + capacity_ / 2;
-        rebuild(grown, TailFor(grown));
-      }
-      return true;
+      ++sh.count;
     }
+    return true;
   }
 
-  size_t size() const { return count_; }
-  size_t capacity() const { return capacity_; }
-  size_t bytes() const { return physical_ * sizeof(uint64_t); }
-
- private:
-  static constexpr size_t kMinCapacity = 16;
-  static constexpr double kMaxLoad = 0.85;
-  static size_t TailFor(size_t capacity) { return 8 + capacity / 256; }
-
-  size_t home(Fingerprint fp) const {
-    return static_cast<size_t>((static_cast<Uint128>(fp << shift_) * capacity_) >> 64);
-  }
-
-  // Re-lays every fingerprint into a table of `capacity` home slots plus `tail` overflow
-  // slots. The old contents are sorted, so each goes to max(home, previous + 1).
-  void rebuild(size_t capacity, size_t tail) {
-    while (true) {
-      const size_t physical = capacity + tail;
-      std::unique_ptr<uint64_t[]> fresh(new uint64_t[physical]());
-      const size_t old_capacity = capacity_;
-      capacity_ = capacity;  // home() reads it
-      bool fits = true;
-      size_t next_free = 0;
-      for (size_t i = 0; i < physical_ && fits; ++i) {
-        const uint64_t v = slots_[i];
-        if (v == 0) continue;
-        const size_t pos = std::max(home(v), next_free);
-        if (pos + 1 >= physical) {
-          fits = false;
-          break;
-        }
-        fresh[pos] = v;
-        next_free = pos + 1;
+  // Coordinator, after a batch: `batches[s]` is what shard s was given.
+  void end_batch(const std::vector<std::vector<Fingerprint>>& batches) {
+    bool overflow = false;
+    for (const Shard& sh : shards_) overflow = overflow || !sh.ok;
+    if (overflow) {
+      // Rare: a run reached a shard's sentinel. Lay everything out again with twice the
+      // tail for the shards that overflowed, from the layout the batch started from,
+      // merging in every batch (fingerprints already present are skipped).
+      std::vector<size_t> tails(kShards);
+      for (size_t s = 0; s < kShards; ++s) tails[s] = shards_[s].ok ? shards_[s].tail : shards_[s].tail * 2;
+      if (moving_) {
+        relayout(capacity_, tails, old_slots_, old_shards_, &batches);
+      } else {
+        relayout_in_place(capacity_, tails, &batches);
       }
-      if (!fits) {
-        capacity_ = old_capacity;
-        tail *= 2;
-        continue;
-      }
-      slots_ = std::move(fresh);
-      physical_ = physical;
-      tail_ = tail;
-      return;
     }
+    moving_ = false;
+    old_slots_ = LargeArray<uint64_t>();
+    old_shards_.clear();
   }
-
-  int shift_ = 0;
-  size_t capacity_ = 0;
-  size_t tail_ = 0;
-  size_t physical_ = 0;
-  size_t count_ = 0;
-  std::unique_ptr<uint64_t[]> slots_;
-};
-
-class VisitedSet {
- public:
-  static constexpr int kShardBits = 8;
-  static constexpr size_t kShards = size_t{1} << kShardBits;
-
-  VisitedSet() {
-    shards_.reserve(kShards);
-    for (size_t i = 0; i < kShards; ++i) shards_.emplace_back(kShardBits);
-  }
-
-  static size_t shard_of(Fingerprint fp) { return static_cast<size_t>(fp >> (64 - kShardBits)); }
-
-  bool contains(Fingerprint fp) const { return shards_[shard_of(fp)].shard.contains(fp); }
-  void prefetch(Fingerprint fp) const { shards_[shard_of(fp)].shard.prefetch(fp); }
-  bool insert(Fingerprint fp) { return shards_[shard_of(fp)].shard.insert(fp); }
-
-  // Direct access for the engine: one thread per shard at a time.
-  VisitedShard& shard(size_t i) { return shards_[i].shard; }
 
   size_t size() const {
     size_t n = 0;
-    for (const auto& s : shards_) n += s.shard.size();
+    for (const Shard& sh : shards_) n += sh.count;
     return n;
   }
-  size_t bytes() const {
-    size_t n = sizeof(*this) + shards_.capacity() * sizeof(PaddedShard);
-    for (const auto& s : shards_) n += s.shard.bytes();
-    return n;
-  }
+  size_t capacity() const { return capacity_ * kShards; }
+  // Includes the array being replaced while a batch grows the set.
+  size_t bytes() const { return slots_.bytes() + old_slots_.bytes() + shards_.capacity() * sizeof(Shard) * 2; }
 
  private:
-  // Shards are inserted into by different threads: keep their counters apart.
-  struct alignas(64) PaddedShard {
-    explicit PaddedShard(int shift) : shard(shift) {}
-    VisitedShard shard;
+  static constexpr size_t kMinCapacity = 16;
+  static size_t TailFor(size_t capacity) { return 8 + capacity / 256; }
+
+  // Written by the one thread that owns the shard during a batch: keep shards apart.
+  struct alignas(64) Shard {
+    size_t offset = 0;  // first slot in slots_
+    size_t tail = 0;
+    size_t count = 0;
+    size_t capacity = 0;  // capacity_ when this layout was made (for old_shards_)
+    bool ok = true;
   };
-  std::vector<PaddedShard> shards_;
+
+  size_t home(Fingerprint fp) const {
+    return static_cast<size_t>((static_cast<Uint128>(fp << kShardBits) * capacity_) >> 64);
+  }
+  const uint64_t* home_slot(Fingerprint fp) const { return slots_.data() + shards_[shard_of(fp)].offset + home(fp); }
+
+  void allocate(size_t capacity, const std::vector<size_t>& tails) {
+    // Memory comes in huge pages once large: spend the last page's slack on capacity.
+    size_t tail_total = 0;
+    for (size_t t : tails) tail_total += t;
+    const size_t slots = capacity * kShards + tail_total;
+    const size_t page_slots = LargeArray<uint64_t>::kHugePage / sizeof(uint64_t);
+    if (slots * sizeof(uint64_t) >= LargeArray<uint64_t>::kHugeThreshold) {
+      const size_t rounded = (slots + page_slots - 1) / page_slots * page_slots;
+      capacity = (rounded - tail_total) / kShards;
+    }
+    size_t total = 0;
+    shards_.resize(kShards);
+    for (size_t s = 0; s < kShards; ++s) {
+      shards_[s].offset = total;
+      shards_[s].tail = tails[s];
+      shards_[s].count = 0;
+      shards_[s].capacity = capacity;
+      shards_[s].ok = true;
+      total += capacity + tails[s];
+    }
+    capacity_ = capacity;
+    slots_ = LargeArray<uint64_t>(total);
+  }
+
+  void relayout_in_place(size_t capacity, const std::vector<size_t>& tails,
+                         const std::vector<std::vector<Fingerprint>>* batches = nullptr) {
+    const LargeArray<uint64_t> current = std::move(slots_);
+    const std::vector<Shard> current_shards = shards_;
+    relayout(capacity, tails, current, current_shards, batches);
+  }
+
+  // Sequential re-layout of every shard of `from` merged with its batch, retrying with
+  // longer tails until every shard fits.
+  void relayout(size_t capacity, std::vector<size_t> tails, const LargeArray<uint64_t>& from,
+                const std::vector<Shard>& from_shards, const std::vector<std::vector<Fingerprint>>* batches) {
+    while (true) {
+      allocate(capacity, tails);
+      bool all_fit = true;
+      for (size_t s = 0; s < kShards; ++s) {
+        const Fingerprint* fps = batches != nullptr ? (*batches)[s].data() : nullptr;
+        const size_t n = batches != nullptr ? (*batches)[s].size() : 0;
+        if (!merge_into(shards_[s], from.data() + from_shards[s].offset,
+                        from_shards[s].capacity + from_shards[s].tail, fps, n)) {
+          all_fit = false;
+          tails[s] *= 2;
+        }
+      }
+      if (all_fit) return;
+    }
+  }
+
+  // Lays out the sorted contents of an old shard region merged with a sorted batch into
+  // the (empty) region of `sh`: each value goes to max(home, previous + 1). Returns false
+  // when the region's tail is too short.
+  bool merge_into(Shard& sh, const uint64_t* from, size_t from_size, const Fingerprint* fps, size_t n) {
+    uint64_t* to = slots_.data() + sh.offset;
+    const size_t physical = capacity_ + sh.tail;
+    size_t next_free = 0;
+    size_t count = 0;
+    uint64_t last = 0;
+    size_t i = 0;
+    size_t j = 0;
+    while (true) {
+      while (i < from_size && from[i] == 0) ++i;
+      uint64_t v;
+      if (i < from_size && (j == n || from[i] <= fps[j])) {
+        v = from[i++];
+      } else if (j < n) {
+        v = fps[j++];
+      } else {
+        break;
+      }
+      if (v == last) continue;  // a batch entry already present
+      last = v;
+      const size_t pos = std::max(home(v), next_free);
+      if (pos + 1 >= physical) {
+        std::memset(to, 0, physical * sizeof(uint64_t));
+        sh.count = 0;
+        return false;
+      }
+      to[pos] = v;
+      next_free = pos + 1;
+      ++count;
+    }
+    sh.count = count;
+    return true;
+  }
+
+  size_t capacity_ = 0;  // home slots per shard
+  LargeArray<uint64_t> slots_;
+  std::vector<Shard> shards_;
+  // While a batch grows the set: the previous layout, read by insert_batch.
+  bool moving_ = false;
+  LargeArray<uint64_t> old_slots_;
+  std::vector<Shard> old_shards_;
 };
 
 }  // namespace isr::checker

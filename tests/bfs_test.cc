@@ -1,5 +1,6 @@
 // Tests of the exhaustive BFS engine (checker/bfs.h) and its data structures on the toy
 // models of tests/toy_models.h, against closed-form counts and a naive reference BFS.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -14,6 +15,7 @@
 
 #include "checker/bfs.h"
 #include "checker/parent_log.h"
+#include "checker/state_store.h"
 #include "checker/visited_set.h"
 #include "tests/toy_models.h"
 
@@ -192,6 +194,77 @@ TEST(VisitedSet, AgreesWithUnorderedSet) {
   }
 }
 
+// Inserts `batch` the way the engine does: split by shard, sorted, deduplicated.
+void insert_as_batch(VisitedSet& set, const std::vector<uint64_t>& batch) {
+  std::vector<std::vector<uint64_t>> per_shard(VisitedSet::kShards);
+  for (uint64_t fp : batch) {
+    if (!set.contains(fp)) per_shard[VisitedSet::shard_of(fp)].push_back(fp);
+  }
+  std::vector<size_t> incoming(VisitedSet::kShards);
+  for (size_t s = 0; s < VisitedSet::kShards; ++s) {
+    auto& list = per_shard[s];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    incoming[s] = list.size();
+  }
+  set.begin_batch(incoming);
+  for (size_t s = 0; s < VisitedSet::kShards; ++s) set.insert_batch(s, per_shard[s].data(), per_shard[s].size());
+  set.end_batch(per_shard);
+}
+
+TEST(VisitedSet, SortedBatchesAgreeWithOneByOneInsertion) {
+  VisitedSet batched;
+  VisitedSet single;
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> all;
+  // Batches from tiny to twice the current size: growing and in-place paths.
+  for (size_t size : {1, 3, 50, 10, 4000, 100, 20000, 7, 60000, 30}) {
+    std::vector<uint64_t> batch;
+    for (size_t i = 0; i < size; ++i) {
+      batch.push_back(i % 5 == 0 && !all.empty() ? all[rng() % all.size()] : (rng() | 1));
+    }
+    for (uint64_t fp : batch) single.insert(fp);
+    insert_as_batch(batched, batch);
+    EXPECT_EQ(batched.size(), single.size());
+    all.insert(all.end(), batch.begin(), batch.end());
+  }
+  for (uint64_t fp : all) ASSERT_TRUE(batched.contains(fp));
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t fp = rng() | 1;
+    EXPECT_EQ(batched.contains(fp), single.contains(fp));
+  }
+}
+
+TEST(VisitedSet, SurvivesRunsPastTheEndOfAShard) {
+  // Fingerprints at the very top of shard 0 all want the last home slot: their run
+  // overflows the shard's tail, which must be lengthened without losing anything.
+  std::vector<uint64_t> crowded;
+  for (uint64_t i = 0; i < 300; ++i) crowded.push_back(0x00FFFFFFFFFFFFFFull - i * 7);
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> others;
+  for (int i = 0; i < 2000; ++i) others.push_back(rng() | 1);
+
+  VisitedSet one_by_one;
+  for (uint64_t fp : others) one_by_one.insert(fp);
+  for (uint64_t fp : crowded) EXPECT_TRUE(one_by_one.insert(fp));
+  VisitedSet growing;  // the batch also grows the set
+  insert_as_batch(growing, crowded);
+  VisitedSet in_place;  // the set is already large enough: in-place path
+  insert_as_batch(in_place, others);
+  insert_as_batch(in_place, others);
+  std::vector<uint64_t> few(crowded.begin(), crowded.begin() + 40);
+  insert_as_batch(in_place, few);
+  for (const VisitedSet* set : {&one_by_one, &growing}) {
+    for (uint64_t fp : crowded) EXPECT_TRUE(set->contains(fp));
+  }
+  for (uint64_t fp : few) EXPECT_TRUE(in_place.contains(fp));
+  for (uint64_t fp : others) EXPECT_TRUE(in_place.contains(fp) && one_by_one.contains(fp));
+  EXPECT_EQ(one_by_one.size(), crowded.size() + others.size());
+  EXPECT_EQ(growing.size(), crowded.size());
+  EXPECT_EQ(in_place.size(), few.size() + others.size());
+  EXPECT_FALSE(in_place.contains(crowded.back()));
+}
+
 TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
   VisitedSet set;
   std::mt19937_64 rng(1);
@@ -203,6 +276,42 @@ TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
       EXPECT_GE(per, 8.0);
     }
   }
+}
+
+struct Odd {
+  uint8_t bytes[13];  // not a multiple of 8: the last group is partial
+};
+
+TEST(StateStore, RoundTripsSparseAndDenseStates) {
+  std::mt19937_64 rng(5);
+  Odd reference{};
+  for (auto& b : reference.bytes) b = static_cast<uint8_t>(rng());
+  StateStore<Odd> store(reference);
+  std::vector<Odd> states;
+  for (int i = 0; i < 5000; ++i) {
+    Odd s = reference;
+    const int changes = i % 3 == 0 ? 13 : i % 3 == 1 ? 1 : 0;  // dense, sparse, identical
+    for (int c = 0; c < changes; ++c) s.bytes[rng() % 13] = static_cast<uint8_t>(rng());
+    if (i == 7) s.bytes[12] ^= 0xFF;  // the partial group
+    states.push_back(s);
+  }
+  store.reset(states.size());
+  // Chunks may be filled in any order, each in order.
+  const size_t chunks = store.chunks();
+  for (size_t c = chunks; c-- > 0;) {
+    for (size_t i = c * StateStore<Odd>::kChunk; i < std::min(states.size(), (c + 1) * StateStore<Odd>::kChunk); ++i) {
+      store.append(c, states[i]);
+    }
+  }
+  for (size_t i = 0; i < states.size(); ++i) {
+    Odd out;
+    store.get(i, out);
+    ASSERT_EQ(std::memcmp(&out, &states[i], sizeof(Odd)), 0) << i;
+  }
+  Odd ignored;
+  EXPECT_THROW(store.get(states.size(), ignored), std::out_of_range);
+  store.reset(1);
+  EXPECT_EQ(store.size(), 1u);
 }
 
 TEST(ParentLog, RoundTripsEntries) {
