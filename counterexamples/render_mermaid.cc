@@ -226,7 +226,11 @@ class Diagram {
         const std::string id = phrase.substr(5, colon - 5);
         json node_id = json::parse(id, nullptr, false);
         if (node_id.is_discarded()) node_id = id;
-        note(who(node_id), phrase.substr(colon + 2));
+        // A node without a broker lane (a dedicated voter) is drawn on the controller's
+        // lane, so the note must say which node it is about.
+        const std::string lane = who(node_id);
+        note(lane, lane == system_ ? node_name(node_id) + ": " + phrase.substr(colon + 2)
+                                   : phrase.substr(colon + 2));
       } else if (phrase.rfind("record ", 0) == 0) {
         if (source.is_null()) note("Producer", phrase);
         else reply(who(source), "Producer", phrase);

@@ -98,9 +98,22 @@ void describe_log_change(const std::string& who, const json& before, const json&
 }
 
 void describe_view_change(const std::string& who, const json& before, const json& after,
-                          std::vector<std::string>& out) {
+                          bool stopped, std::vector<std::string>& out) {
+  if (before == after) return;
+  if (after.is_null()) {
+    // A stopped broker forgets its metadata: part of the crash, not news.
+    if (!stopped) out.push_back(who + "has no metadata view any more");
+    return;
+  }
+  if (before.is_null() && after.is_object()) {
+    out.push_back(who + "learned metadata (leader " + node_name(field(after, "leader")) +
+                  ", leader epoch " + compact(field(after, "leader_epoch")) + ", partition epoch " +
+                  compact(field(after, "partition_epoch")) + ", ISR " +
+                  node_set_text(field(after, "isr")) + ")");
+    return;
+  }
   if (!before.is_object() || !after.is_object()) {
-    if (before != after) out.push_back(who + "metadata view " + arrow(before, after));
+    out.push_back(who + "metadata view " + arrow(before, after));
     return;
   }
   std::vector<std::string> parts;
@@ -200,7 +213,7 @@ void describe_replica_change(const std::string& who, const json& before, const j
   if (field(before, "flushed") != field(after, "flushed")) {
     out.push_back(who + "flushed " + arrow(field(before, "flushed"), field(after, "flushed")));
   }
-  describe_view_change(who, field(before, "view"), field(after, "view"), out);
+  describe_view_change(who, field(before, "view"), field(after, "view"), stopped, out);
   if (field(before, "needs_truncation") != field(after, "needs_truncation")) {
     out.push_back(who + (field(after, "needs_truncation") == true
                              ? "must reconcile its log with the leader before fetching"
