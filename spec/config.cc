@@ -233,6 +233,7 @@ std::vector<std::string> read_property_names(const json& v) {
 struct Explicit {
   bool eligible_leader_replicas = false;
   bool voters = false;
+  std::vector<int FaultBudget::*> faults;  // fault budgets given explicitly
   bool properties = false;
   std::vector<std::pair<bool Fixes::*, bool>> fixes;
 };
@@ -263,7 +264,7 @@ void parse_controller(const json& v, ControllerConfig& c, Explicit& given) {
   }
 }
 
-void parse_faults(const json& v, FaultBudget& f) {
+void parse_faults(const json& v, FaultBudget& f, Explicit& given) {
   const std::vector<std::pair<std::string, int FaultBudget::*>> fields = {
       {"max_crashes", &FaultBudget::max_crashes},
       {"max_lossy_crashes", &FaultBudget::max_lossy_crashes},
@@ -275,7 +276,10 @@ void parse_faults(const json& v, FaultBudget& f) {
   for (const auto& [name, member] : fields) allowed.push_back(name);
   check_keys(v, "faults", allowed);
   for (const auto& [name, member] : fields) {
-    if (v.contains(name)) f.*member = read_int(v[name], dotted("faults", name));
+    if (v.contains(name)) {
+      f.*member = read_int(v[name], dotted("faults", name));
+      given.faults.push_back(member);
+    }
   }
 }
 
@@ -329,7 +333,7 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
     } else if (key == "controller") {
       parse_controller(v, c.controller, given);
     } else if (key == "faults") {
-      parse_faults(v, c.faults);
+      parse_faults(v, c.faults, given);
     } else if (key == "bounds") {
       parse_bounds(v, c.bounds);
     } else if (key == "properties") {
@@ -388,6 +392,14 @@ void resolve(Config& c, const Explicit& given) {
   }
   // Three voters as in a minimal KRaft cluster, fewer when there are not enough nodes,
   // so that `--set brokers=1` alone is a valid configuration.
+  // A kind of crash nobody asked for never exceeds the crash budget, so that
+  // `--set faults.max_crashes=0` alone means "no crashes" rather than an error.
+  for (int FaultBudget::*kind : {&FaultBudget::max_lossy_crashes, &FaultBudget::max_disk_losses,
+                                 &FaultBudget::max_clean_shutdowns}) {
+    const bool explicit_kind =
+        std::find(given.faults.begin(), given.faults.end(), kind) != given.faults.end();
+    if (!explicit_kind) c.faults.*kind = std::min(c.faults.*kind, c.faults.max_crashes);
+  }
   if (!given.voters) {
     const int room = c.controller.placement == Placement::Combined ? c.brokers
                                                                    : kMaxNodes - c.brokers;

@@ -86,6 +86,7 @@ void expect_same(const Config& a, const Config& b) {
   EXPECT_EQ(a.bounds.max_leader_epoch, b.bounds.max_leader_epoch);
   EXPECT_EQ(a.bounds.max_partition_epoch, b.bounds.max_partition_epoch);
   EXPECT_EQ(a.bounds.max_retries, b.bounds.max_retries);
+  EXPECT_EQ(a.bounds.max_leader_moves, b.bounds.max_leader_moves);
   EXPECT_EQ(a.properties, b.properties);
 }
 
@@ -122,15 +123,20 @@ TEST(ConfigDefaults, MatchConfigHeader) {
   EXPECT_EQ(c.controller.placement, Placement::Combined);
   EXPECT_EQ(c.controller.voters, 3);
   EXPECT_EQ(c.nodes(), 3);
-  EXPECT_EQ(c.faults.max_crashes, 1);
-  EXPECT_EQ(c.faults.max_lossy_crashes, 0);
-  EXPECT_EQ(c.faults.max_disk_losses, 0);
-  EXPECT_EQ(c.faults.max_clean_shutdowns, 0);
-  EXPECT_EQ(c.faults.max_network_cuts, 0);
-  EXPECT_EQ(c.bounds.max_records, 2);
-  EXPECT_EQ(c.bounds.max_leader_epoch, 3);
-  EXPECT_EQ(c.bounds.max_partition_epoch, 6);
-  EXPECT_EQ(c.bounds.max_retries, 1);
+  // Budgets and bounds are tuned in config.h; resolution must leave them as declared.
+  const FaultBudget faults{};
+  EXPECT_EQ(c.faults.max_crashes, faults.max_crashes);
+  EXPECT_EQ(c.faults.max_lossy_crashes, faults.max_lossy_crashes);
+  EXPECT_EQ(c.faults.max_disk_losses, faults.max_disk_losses);
+  EXPECT_EQ(c.faults.max_clean_shutdowns, faults.max_clean_shutdowns);
+  EXPECT_EQ(c.faults.max_network_cuts, faults.max_network_cuts);
+  const Bounds bounds{};
+  EXPECT_EQ(c.bounds.max_records, bounds.max_records);
+  EXPECT_EQ(c.bounds.max_leader_epoch, bounds.max_leader_epoch);
+  EXPECT_EQ(c.bounds.max_partition_epoch, bounds.max_partition_epoch);
+  EXPECT_EQ(c.bounds.max_retries, bounds.max_retries);
+  EXPECT_EQ(c.bounds.max_leader_moves, bounds.max_leader_moves);
+  EXPECT_GE(c.faults.max_crashes, 1) << "the default model checks at least one crash";
 }
 
 TEST(ConfigDefaults, PropertiesAreEveryApplicableOneInCatalogOrder) {
@@ -423,16 +429,31 @@ TEST(ConfigValidation, VotersDefaultToWhatFits) {
 TEST(ConfigValidation, FaultBudgets) {
   expect_error({"faults.max_crashes=-1"}, "faults.max_crashes", {"between 0"});
   expect_error({"faults.max_network_cuts=-1"}, "faults.max_network_cuts", {"between 0"});
-  expect_error({"faults.max_lossy_crashes=2"}, "faults.max_lossy_crashes", {"max_crashes"});
-  expect_error({"faults.max_disk_losses=2"}, "faults.max_disk_losses", {"max_crashes"});
-  expect_error({"faults.max_clean_shutdowns=2"}, "faults.max_clean_shutdowns",
+  expect_error({"faults.max_crashes=1", "faults.max_lossy_crashes=2"},
+               "faults.max_lossy_crashes", {"max_crashes"});
+  expect_error({"faults.max_crashes=1", "faults.max_disk_losses=2"}, "faults.max_disk_losses",
                {"max_crashes"});
+  expect_error({"faults.max_crashes=1", "faults.max_clean_shutdowns=2"},
+               "faults.max_clean_shutdowns", {"max_crashes"});
   expect_error({"faults.max_lossy_crashes=-1"}, "faults.max_lossy_crashes", {"between 0"});
   const Config c = load({"faults.max_crashes=2", "faults.max_lossy_crashes=2",
                          "faults.max_disk_losses=1", "faults.max_clean_shutdowns=2",
                          "faults.max_network_cuts=3"});
   EXPECT_EQ(c.faults.max_network_cuts, 3);
   EXPECT_EQ(c.faults.max_clean_shutdowns, 2);
+}
+
+TEST(ConfigValidation, KindsOfCrashNotGivenFollowTheCrashBudget) {
+  const Config none = load({"faults.max_crashes=0"});
+  EXPECT_EQ(none.faults.max_crashes, 0);
+  EXPECT_EQ(none.faults.max_lossy_crashes, 0);
+  EXPECT_EQ(none.faults.max_disk_losses, 0);
+  EXPECT_EQ(none.faults.max_clean_shutdowns, 0);
+  const Config more = load({"faults.max_crashes=3"});
+  EXPECT_EQ(more.faults.max_lossy_crashes, FaultBudget{}.max_lossy_crashes)
+      << "a larger crash budget does not raise the kinds";
+  expect_error({"faults.max_crashes=0", "faults.max_lossy_crashes=1"},
+               "faults.max_lossy_crashes", {"max_crashes"});
 }
 
 TEST(ConfigValidation, Bounds) {
@@ -445,6 +466,8 @@ TEST(ConfigValidation, Bounds) {
                {"between 1 and 14"});
   expect_error({"bounds.max_retries=11"}, "bounds.max_retries", {"between 0 and 10"});
   expect_error({"bounds.max_retries=-1"}, "bounds.max_retries", {"between 0 and 10"});
+  expect_error({"bounds.max_leader_moves=-1"}, "bounds.max_leader_moves", {"between 0"});
+  EXPECT_EQ(load({"bounds.max_leader_moves=2"}).bounds.max_leader_moves, 2);
   EXPECT_EQ(load({"bounds.max_records=6"}).bounds.max_records, kMaxRecords);
   static_assert(kMaxRecords <= kMaxLog, "every record must fit a log");
 }
@@ -498,7 +521,7 @@ TEST(ConfigJson, PrintsEveryKeyWithStableNames) {
   EXPECT_EQ(j["controller"]["placement"], "combined");
   EXPECT_EQ(j["fixes"].size(), all_fixes().size());
   EXPECT_EQ(j["faults"].size(), 5u);
-  EXPECT_EQ(j["bounds"].size(), 4u);
+  EXPECT_EQ(j["bounds"].size(), 5u);
   EXPECT_EQ(load({"acks=1"}).acks, Acks::One);
   EXPECT_EQ(to_json(load({"acks=1"}))["acks"], "1");
   EXPECT_EQ(to_json(load({"acks=0"}))["acks"], "0");
@@ -553,6 +576,7 @@ RC_GTEST_PROP(ConfigJson, RandomConfigurationsRoundTrip, ()) {
                       std::to_string(*rc::gen::inRange(1, kMaxRecords + 1)));
   overrides.push_back("bounds.max_leader_epoch=" +
                       std::to_string(*rc::gen::inRange(1, kMaxEpoch)));
+  overrides.push_back("bounds.max_leader_moves=" + std::to_string(*rc::gen::inRange(0, 3)));
   overrides.push_back("idempotence=" + std::string(*rc::gen::arbitrary<bool>() ? "true" : "false"));
   overrides.push_back("flush=" + *rc::gen::element<std::string>("none", "every-append"));
 
