@@ -303,7 +303,7 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
   check_keys(doc, "",
              {"brokers", "replication_factor", "min_insync_replicas", "acks",
               "unclean_leader_election", "eligible_leader_replicas", "idempotence",
-              "consumer", "flush", "protocol", "fixes", "controller", "faults", "bounds",
+              "consumer", "async_fetch_responses", "flush", "protocol", "fixes", "controller", "faults", "bounds",
               "properties"});
   for (const auto& [key, v] : doc.items()) {
     if (key == "brokers") {
@@ -323,6 +323,8 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
       c.idempotence = read_bool(v, key);
     } else if (key == "consumer") {
       c.consumer = read_bool(v, key);
+    } else if (key == "async_fetch_responses") {
+      c.async_fetch_responses = read_bool(v, key);
     } else if (key == "flush") {
       c.flush = read_choice<FlushPolicy>(
           v, key, {{"none", FlushPolicy::None}, {"every-append", FlushPolicy::EveryAppend}});
@@ -601,6 +603,7 @@ nlohmann::json to_json(const Config& c) {
       {"eligible_leader_replicas", c.eligible_leader_replicas},
       {"idempotence", c.idempotence},
       {"consumer", c.consumer},
+      {"async_fetch_responses", c.async_fetch_responses},
       {"flush", c.flush == FlushPolicy::None ? "none" : "every-append"},
       {"protocol", std::string(protocol_name(c.protocol))},
       {"fixes", fixes},

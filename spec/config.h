@@ -53,17 +53,18 @@ struct ControllerConfig {
 
 struct FaultBudget {
   int max_crashes = 1;        // node stops of any kind (kill -9, power loss, disk loss, clean stop)
-  int max_lossy_crashes = 0;  // of which: power loss dropping the unflushed suffix
+  int max_lossy_crashes = 1;  // of which: power loss dropping the unflushed suffix
   int max_disk_losses = 0;    // of which: the whole log and checkpoints gone
   int max_clean_shutdowns = 0;  // of which: controlled shutdowns
   int max_network_cuts = 0;   // a node cut off from the quorum, the brokers or the clients
 };
 
 struct Bounds {
-  int max_records = 2;          // records the producer sends (ids 1..max_records)
+  // Defaults keep the default model's exhaustive check well under a minute on 2 cores.
+  int max_records = 1;          // records the producer sends (ids 1..max_records)
   int max_leader_epoch = 3;     // no election beyond this leader epoch
-  int max_partition_epoch = 6;  // no partition change (ISR change, election) beyond this
-  int max_retries = 1;          // producer retries over the whole run
+  int max_partition_epoch = 4;  // no partition change (ISR change, election) beyond this
+  int max_retries = 0;          // producer retries over the whole run
   int max_leader_moves = 0;     // preferred-replica elections (leadership moved without a failure)
 };
 
@@ -76,6 +77,9 @@ struct Config {
   bool eligible_leader_replicas = true;  // resolved: default is protocol >= kip-966
   bool idempotence = false;
   bool consumer = true;                  // one consumer reading from the leader
+  // false: a fetch is one step (request, leader handling, response applied); true: the
+  // response is a separate step, so views and leaders can change while it is in flight.
+  bool async_fetch_responses = false;
   FlushPolicy flush = FlushPolicy::None;
   Protocol protocol = Protocol::Kip966;
   Fixes fixes{};

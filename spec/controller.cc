@@ -275,6 +275,7 @@ void apply_metadata_update(const Config& c, State& s, const Action& a) {
   if (partition_changed) {
     r.alter_pending = 0;
     r.alter_isr = 0;
+    r.alter_broker_epoch = 0;
   }
   r.view_valid = 1;
   r.view_leader = ctl.leader;

@@ -43,6 +43,7 @@ void forget_process_state(State& s, int node) {
   r.epoch_start_offset = 0;
   r.alter_pending = 0;
   r.alter_isr = 0;
+  r.alter_broker_epoch = 0;
   for (int f = 0; f < kMaxReplicas; ++f) {
     r.fetch_offset[f] = 0;
     r.fetch_epoch[f] = 0;

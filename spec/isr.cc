@@ -57,6 +57,8 @@ void maybe_expand_isr(const Config& c, State& s, int l, int f) {
   if (c.fixes.isr_join_epoch_start && leader.fetch_offset[f] < leader.epoch_start_offset) return;
   if (c.fixes.hw_current_epoch_followers && leader.fetch_epoch[f] != leader.view_leader_epoch) return;
   propose(c, leader, leader.view_isr | bit(f));
+  // KIP-903: the request carries the broker epoch the follower fetched with.
+  leader.alter_broker_epoch = leader.fetch_broker_epoch[f];
 }
 
 void apply_alter_partition(const Config& c, State& s, const Action& a) {
@@ -64,8 +66,10 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
   ReplicaState& leader = s.replicas[l];
   ControllerState& ctl = s.controller;
   const NodeSet proposed = leader.alter_isr;
+  const int proposed_broker_epoch = leader.alter_broker_epoch;
   leader.alter_pending = 0;
   leader.alter_isr = 0;
+  leader.alter_broker_epoch = 0;
   // FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION: the request must come from the current
   // leader, based on the current partition epoch (compare-and-set).
   bool accept = ctl.leader == l && leader.view_leader_epoch == ctl.leader_epoch &&
@@ -77,8 +81,7 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
     if (contains(ctl.fenced, f)) accept = false;
     // KIP-903: STALE_BROKER_EPOCH when the follower restarted since the fetch the
     // leader based its decision on.
-    if (c.fixes.alter_partition_broker_epochs &&
-        leader.fetch_broker_epoch[f] != ctl.registered_epoch[f]) {
+    if (c.fixes.alter_partition_broker_epochs && proposed_broker_epoch != ctl.registered_epoch[f]) {
       accept = false;
     }
   }

@@ -5,6 +5,7 @@
 // Brokers: Partition.fetchRecords / updateFollowerFetchState (leader side),
 // AbstractFetcherThread.processFetchRequest and truncateToEpochEndOffsets (follower side).
 #include <algorithm>
+#include <cstring>
 
 #include "spec/rules.h"
 
@@ -49,6 +50,22 @@ int largest_epoch_at_or_below(const ReplicaState& r, int epoch, int current_epoc
   return best;
 }
 
+// A fetch (or epoch query) whose round trip would leave the state as it is (a caught-up
+// follower with nothing new, or a request the leader refuses) is not enumerated: the
+// fetcher simply polls again later, and the state in between, with the empty response
+// in flight, behaves like the state before it. Leaving these out changes no verdict and
+// keeps idle polling from multiplying the state space.
+bool changes_anything(const Config& c, const State& s, const Action& a) {
+  State trial = s;
+  if (a.kind == ActionKind::EpochQuery) {
+    apply_epoch_query(c, trial, a);
+  } else {
+    apply_fetch_request(c, trial, a);
+    apply_fetch_response(c, trial, Action{ActionKind::FetchResponse, a.node, 0, 0});
+  }
+  return std::memcmp(&trial, &s, sizeof(State)) != 0;
+}
+
 }  // namespace
 
 void replication_actions(const Config& c, const State& s, ActionList& out) {
@@ -61,15 +78,15 @@ void replication_actions(const Config& c, const State& s, ActionList& out) {
     }
     const int l = r.view_leader;
     if (l == kNoNode || l == f || !brokers_connected(s, f, l)) continue;
-    if (r.needs_truncation && c.fixes.leader_epoch_truncation) {
-      out.add(ActionKind::EpochQuery, f, l);
-    } else {
-      out.add(ActionKind::Fetch, f, l);
-    }
+    const bool query = r.needs_truncation && c.fixes.leader_epoch_truncation;
+    const Action a{query ? ActionKind::EpochQuery : ActionKind::Fetch, static_cast<uint8_t>(f),
+                   static_cast<uint8_t>(l), 0};
+    if (!changes_anything(c, s, a)) continue;
+    out.add(a.kind, f, l);
   }
 }
 
-void apply_fetch(const Config& c, State& s, const Action& a) {
+void apply_fetch_request(const Config& c, State& s, const Action& a) {
   const int f = a.node;
   const int l = a.other;
   ReplicaState& follower = s.replicas[f];
@@ -102,6 +119,14 @@ void apply_fetch(const Config& c, State& s, const Action& a) {
   if (follower.leo < leader.leo) resp.entry = leader.log[follower.leo];
   resp.leader_hw = leader.hw;
   resp.leader_leo = leader.leo;
+}
+
+void apply_fetch(const Config& c, State& s, const Action& a) {
+  apply_fetch_request(c, s, a);
+  // One step for the whole round trip unless responses are modelled in flight: the
+  // follower's fetcher thread blocks on its request, so only what changes meanwhile at
+  // the follower itself (a new epoch, a crash) can tell the two apart.
+  if (!c.async_fetch_responses) apply_fetch_response(c, s, Action{ActionKind::FetchResponse, a.node, 0, 0});
 }
 
 void apply_fetch_response(const Config& c, State& s, const Action& a) {

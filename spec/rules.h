@@ -73,6 +73,7 @@ void apply_produce_timeout(const Config& c, State& s, const Action& a);
 
 void replication_actions(const Config& c, const State& s, ActionList& out);
 void apply_fetch(const Config& c, State& s, const Action& a);
+void apply_fetch_request(const Config& c, State& s, const Action& a);  // leader side only
 void apply_fetch_response(const Config& c, State& s, const Action& a);
 void apply_epoch_query(const Config& c, State& s, const Action& a);
 

@@ -90,6 +90,8 @@ struct ReplicaState {
   uint8_t epoch_start_offset = 0;  // LEO when it became leader (KIP-320 ISR join rule)
   uint8_t alter_pending = 0;       // an AlterPartition is in flight
   NodeSet alter_isr = 0;           // the ISR it proposes
+  uint8_t alter_broker_epoch = 0;  // broker epoch of the replica it adds, as last fetched (KIP-903)
+  uint8_t pad_ = 0;
   uint8_t fetch_offset[kMaxReplicas] = {};        // follower LEO as of its last fetch
   uint8_t fetch_epoch[kMaxReplicas] = {};         // leader epoch that fetch was served in
   uint8_t fetch_broker_epoch[kMaxReplicas] = {};  // follower broker epoch (KIP-903)
