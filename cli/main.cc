@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   // One line per subcommand: add yours here when its cmd_<name>.cc lands.
   add_describe_command(app);
   add_list_command(app);
+  add_check_command(app);
   add_simulate_command(app);
   add_render_command(app);
   add_replay_command(app);

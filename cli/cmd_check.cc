@@ -1,0 +1,282 @@
+// `isrcheck check`: exhaustive breadth-first search of the partition model
+// (checker/bfs.h). A violation comes with a shortest counterexample; the result is the
+// same with any --threads.
+//
+// Exit status: 0 every property holds in every reachable state; 1 a property is
+// violated (the trace is printed, and written with --trace-out); 2 bad usage or
+// configuration; 3 incomplete (a limit or Ctrl-C stopped the search: what was verified
+// so far is printed).
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/bfs.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "counterexamples/render.h"
+#include "counterexamples/replay.h"
+#include "counterexamples/trace.h"
+#include "spec/partition_model.h"
+
+namespace isr::cli {
+namespace {
+
+using nlohmann::json;
+
+struct CheckOptions {
+  ConfigOptions config;
+  unsigned threads = 0;
+  std::string symmetry = "on";
+  uint64_t max_states = 0;
+  std::string max_memory;
+  std::string json_file;
+  std::string trace_file;
+  bool quiet = false;
+};
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_check_interrupt(int) { g_interrupted.store(true); }
+
+// Restores the previous SIGINT handler when the search ends.
+class InterruptGuard {
+ public:
+  InterruptGuard() { previous_ = std::signal(SIGINT, on_check_interrupt); }
+  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
+// "4G", "512M", "100k", "1.5GiB", "1000000" -> bytes (binary units).
+uint64_t parse_size(const std::string& text) {
+  const UsageError error("--max-memory",
+                         "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
+                             text + "\"");
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw error;
+  }
+  std::string unit = text.substr(used);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
+    unit = unit.substr(0, unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);
+  }
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K") scale = 1024.0;
+  else if (unit == "M") scale = 1024.0 * 1024;
+  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  else throw error;
+  const double bytes = value * scale;
+  if (!(bytes >= 1) || bytes > 1e18) throw error;
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+// 1234567 -> "1.23M"
+std::string human(double value) {
+  static const char* const kUnits[] = {"", "K", "M", "G", "T"};
+  int unit = 0;
+  while (std::fabs(value) >= 1000 && unit < 4) {
+    value /= 1000;
+    ++unit;
+  }
+  return fixed(value, unit == 0 ? 0 : 2) + kUnits[unit];
+}
+
+std::string bytes_text(uint64_t bytes) {
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  if (mib >= 1024) return fixed(mib / 1024, 2) + " GiB";
+  return fixed(mib, 1) + " MiB";
+}
+
+void write_json(const std::string& path, const std::string& option, const json& document) {
+  if (path == "-") {
+    std::cout << document.dump(2) << "\n";
+    return;
+  }
+  std::ofstream out(path);
+  out << document.dump(2) << "\n";
+  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+}
+
+std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
+  switch (reason) {
+    case checker::StopReason::MaxStates:
+      return "the --max-states limit (" + std::to_string(o.max_states) + " states) was reached";
+    case checker::StopReason::MaxMemory:
+      return "the --max-memory limit (" + o.max_memory + ") was reached";
+    case checker::StopReason::Interrupted:
+      return "it was interrupted";
+    case checker::StopReason::None:
+      break;
+  }
+  return "?";
+}
+
+void check(const CheckOptions& o) {
+  const spec::Config config = load_config(o.config);
+  const spec::PartitionModel model(config);
+
+  checker::BfsOptions bfs;
+  bfs.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                                                : o.threads);
+  bfs.symmetry = o.symmetry == "on";
+  bfs.max_states = o.max_states;
+  if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory);
+  bfs.interrupt = &g_interrupted;
+  if (!o.quiet) {
+    bfs.progress = [](const checker::BfsProgress& p) {
+      std::cerr << "depth " << p.depth << " | distinct " << human(static_cast<double>(p.distinct_states))
+                << " | generated " << human(static_cast<double>(p.states_generated)) << " | frontier "
+                << human(static_cast<double>(p.frontier)) << " | " << human(p.states_per_second)
+                << " states/s | memory " << bytes_text(p.memory_bytes) << " | " << fixed(p.seconds, 0)
+                << " s\n";
+    };
+  }
+
+  std::string properties;
+  json property_names = json::array();
+  for (const auto& p : model.properties()) {
+    properties += (properties.empty() ? "" : ", ") + std::string(p.name);
+    property_names.push_back(p.name);
+  }
+
+  g_interrupted.store(false);
+  checker::BfsResult<spec::PartitionModel> r;
+  {
+    InterruptGuard guard;
+    r = checker::bfs(model, bfs);
+  }
+
+  json report = {{"command", "check"},
+                 {"verdict", checker::verdict_name(r.verdict)},
+                 {"properties", property_names},
+                 {"distinct_states", r.distinct_states},
+                 {"states_generated", r.states_generated},
+                 {"depth", r.depth},
+                 {"level_sizes", r.level_sizes},
+                 {"seconds", r.seconds},
+                 {"states_per_second", r.states_per_second},
+                 {"distinct_per_second", r.distinct_per_second},
+                 {"peak_memory_bytes", r.peak_memory_bytes},
+                 {"visited_set_bytes", r.visited_set_bytes},
+                 {"parent_log_bytes", r.parent_log_bytes},
+                 {"bytes_per_state", r.bytes_per_state},
+                 {"collision_probability", r.collision_probability},
+                 {"bounds_reached", r.bounds_reached},
+                 {"options", {{"threads", bfs.threads},
+                              {"symmetry", bfs.symmetry},
+                              {"max_states", bfs.max_states},
+                              {"max_memory_bytes", bfs.max_memory_bytes}}},
+                 {"config", model.config_json()}};
+
+  int exit_status = 0;
+  json trace;
+  switch (r.verdict) {
+    case checker::Verdict::Holds:
+      std::cout << "verdict: HOLDS: every property holds in all " << r.distinct_states
+                << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
+      break;
+    case checker::Verdict::Violated: {
+      std::string description;
+      for (const auto& p : model.properties()) {
+        if (p.name == r.property) description = std::string(p.description);
+      }
+      trace = counterexamples::trace_to_json(model, r.counterexample, "bfs");
+      // The trace must stand on its own: replay it as `isrcheck replay` would.
+      const auto replayed = counterexamples::replay_trace(model, trace);
+      if (!replayed.reproduced) throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
+      std::cout << "verdict: VIOLATED: " << r.property << " (" << description << ")\n";
+      std::cout << "shortest counterexample: " << r.counterexample.actions.size() << " steps\n";
+      report["property"] = r.property;
+      report["property_description"] = description;
+      report["trace"] = trace;
+      exit_status = 1;
+      break;
+    }
+    case checker::Verdict::Incomplete:
+      std::cout << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
+                << " distinct states up to depth " << r.depth << "; incomplete because "
+                << stop_reason_text(r.stop_reason, o) << "\n";
+      report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
+      exit_status = 3;
+      break;
+  }
+  std::cout << "properties checked: " << properties << "\n";
+  std::cout << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
+  std::cout << "states generated: " << r.states_generated << "\n";
+  std::cout << "depth: " << r.depth << "\n";
+  std::cout << "time: " << fixed(r.seconds, 2) << " s, " << bfs.threads << " thread"
+            << (bfs.threads == 1 ? "" : "s") << "\n";
+  std::cout << "states/s: " << fixed(r.states_per_second, 0) << " generated, "
+            << fixed(r.distinct_per_second, 0) << " distinct\n";
+  std::cout << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
+            << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
+            << " bytes/state with the parent log)\n";
+  std::ostringstream collision;
+  collision << std::setprecision(2) << r.collision_probability;
+  std::cout << "fingerprint collision probability: <= " << collision.str() << "\n";
+  std::string bounds;
+  for (const auto& b : r.bounds_reached) bounds += (bounds.empty() ? "" : ", ") + b;
+  std::cout << "bounds reached: " << (bounds.empty() ? "none" : bounds) << "\n";
+
+  if (r.verdict == checker::Verdict::Violated) {
+    if (!o.quiet) std::cout << counterexamples::render_text(trace);
+    if (!o.trace_file.empty()) {
+      write_json(o.trace_file, "--trace-out", trace);
+      std::cout << "trace written to " << o.trace_file << "\n";
+    }
+  }
+  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+  set_exit_code(exit_status);
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app) {
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* command = app.add_subcommand(
+      "check", "Exhaustive search: every property in every reachable state (shortest counterexample)");
+  add_config_options(*command, o->config);
+  command->add_option("--threads", o->threads,
+                      "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(CLI::Range(0u, 1024u));
+  command->add_option("--symmetry", o->symmetry,
+                      "Reduce by permutations of interchangeable nodes: on (default) or off")
+      ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--max-states", o->max_states,
+                      "Stop after this many distinct states (default 0: no limit; exit 3)");
+  command->add_option("--max-memory", o->max_memory,
+                      "Stop when the search's structures exceed this size: 512M, 4G (exit 3)");
+  command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
+  command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
+  command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
+  command->callback([o] { check(*o); });
+}
+
+}  // namespace isr::cli
