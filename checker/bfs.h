@@ -10,9 +10,10 @@
 //   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
 //      smallest key (the one a sequential BFS would meet first) and insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
-//   4. materialize (parallel, chunks): recompute each new state from its parent (cheaper
-//      than storing every candidate state), check every property, collect bounds, and
-//      store it compressed (checker/state_store.h) as the next frontier.
+//   4. materialize (parallel, chunks): recompute each new state from its parent and
+//      action index (cheaper than storing every candidate's state or action), check
+//      every property, collect bounds, and store it compressed (checker/state_store.h)
+//      as the next frontier.
 // The frontier holds real states; only fingerprints are canonical. So a counterexample
 // rebuilt from the parent log is a real execution with real node identities.
 //
@@ -56,17 +57,11 @@ inline uint64_t make_key(uint64_t parent, uint64_t action) { return (parent << k
 inline uint64_t key_parent(uint64_t key) { return key >> kActionBits; }
 inline uint32_t key_action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
 
-template <class Action>
+// A successor not seen in earlier levels. Its action is found again from the key when
+// the state is materialized, which keeps candidates at 16 bytes for any model.
 struct Candidate {
   Fingerprint fp;
   uint64_t key;
-  Action action;
-};
-
-template <class Action>
-struct NewState {
-  uint64_t key;
-  Action action;
 };
 
 // A small direct-mapped cache of this level's candidate fingerprints: a state reached
@@ -80,11 +75,12 @@ inline constexpr size_t kLookahead = 16;
 
 template <class Action>
 struct alignas(64) Worker {
-  std::vector<std::vector<Candidate<Action>>> buckets;  // per visited-set shard
-  std::vector<Candidate<Action>> scratch;
-  std::vector<NewState<Action>> survivors;
+  std::vector<std::vector<Candidate>> buckets;  // per visited-set shard
+  std::vector<Candidate> scratch;
+  std::vector<uint64_t> survivors;  // keys of new states
   std::vector<Fingerprint> recent;
-  Candidate<Action> pending[kLookahead];
+  std::vector<Action> actions;      // the enabled actions of one parent (materialize)
+  Candidate pending[kLookahead];
   size_t pending_count = 0;
   size_t pending_head = 0;
   uint64_t generated = 0;  // successors computed in this level's expand phase
@@ -98,9 +94,9 @@ struct alignas(64) Worker {
 
   uint64_t bucket_bytes() const {
     uint64_t n = recent.capacity() * sizeof(Fingerprint) + buckets.capacity() * sizeof(buckets[0]);
-    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Action>);
-    n += scratch.capacity() * sizeof(Candidate<Action>);
-    n += survivors.capacity() * sizeof(NewState<Action>);
+    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate);
+    n += scratch.capacity() * sizeof(Candidate);
+    n += survivors.capacity() * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
     return n;
   }
 };
@@ -304,7 +300,7 @@ class Engine {
       if (recent == fp) return;
       recent = fp;
       visited_.prefetch(fp);
-      const Candidate<Action> c{fp, make_key(parent, action_index), a};
+      const Candidate c{fp, make_key(parent, action_index)};
       if (w.pending_count < kLookahead) {
         w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
       } else {
@@ -325,7 +321,7 @@ class Engine {
     w.pending_head = 0;
   }
 
-  void file_if_new(Worker<Action>& w, const Candidate<Action>& c) {
+  void file_if_new(Worker<Action>& w, const Candidate& c) {
     if (visited_.contains(c.fp)) return;
     w.buckets[VisitedSet::shard_of(c.fp)].push_back(c);
   }
@@ -341,8 +337,7 @@ class Engine {
             if (shard >= VisitedSet::kShards) break;
             dedupe_shard(w, shard);
           }
-          std::sort(w.survivors.begin(), w.survivors.end(),
-                    [](const NewState<Action>& a, const NewState<Action>& b) { return a.key < b.key; });
+          std::sort(w.survivors.begin(), w.survivors.end());
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
         },
         [&] { tick(); });
@@ -375,16 +370,15 @@ class Engine {
       w.scratch.insert(w.scratch.end(), bucket.begin(), bucket.end());
     }
     if (w.scratch.empty()) return;
-    std::sort(w.scratch.begin(), w.scratch.end(),
-              [](const Candidate<Action>& a, const Candidate<Action>& b) {
-                return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
-              });
+    std::sort(w.scratch.begin(), w.scratch.end(), [](const Candidate& a, const Candidate& b) {
+      return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
+    });
     std::vector<Fingerprint>& unique = unique_[shard];
     const size_t n = w.scratch.size();
     for (size_t i = 0; i < n;) {
-      const Candidate<Action>& first = w.scratch[i];
+      const Candidate& first = w.scratch[i];
       unique.push_back(first.fp);
-      w.survivors.push_back(NewState<Action>{first.key, first.action});
+      w.survivors.push_back(first.key);
       size_t j = i + 1;
       while (j < n && w.scratch[j].fp == first.fp) ++j;
       i = j;
@@ -403,9 +397,9 @@ class Engine {
       uint64_t best_key = kNone;
       for (size_t t = 0; t < workers_.size(); ++t) {
         const auto& list = workers_[t]->survivors;
-        if (head[t] < list.size() && (best == workers_.size() || list[head[t]].key < best_key)) {
+        if (head[t] < list.size() && (best == workers_.size() || list[head[t]] < best_key)) {
           best = t;
-          best_key = list[head[t]].key;
+          best_key = list[head[t]];
         }
       }
       new_.push_back(workers_[best]->survivors[head[best]++]);
@@ -414,7 +408,7 @@ class Engine {
 
   void record_parents() {
     parents_.begin_level();
-    for (const auto& s : new_) parents_.append(key_parent(s.key), key_action(s.key));
+    for (const uint64_t key : new_) parents_.append(key_parent(key), key_action(key));
   }
 
   // Work unit: one chunk of the state store, so that each chunk has a single writer.
@@ -439,12 +433,14 @@ class Engine {
             const size_t begin = chunk * StateStore<State>::kChunk;
             const size_t end = std::min(n, begin + StateStore<State>::kChunk);
             for (size_t i = begin; i < end; ++i) {
-              const uint64_t p = key_parent(new_[i].key);
+              const uint64_t p = key_parent(new_[i]);
               if (p != parent_index) {
                 frontier_->get(p, parent);
                 parent_index = p;
+                w.actions.clear();
+                model_.for_each_action(parent, [&](const Action& a) { w.actions.push_back(a); });
               }
-              state = model_.next_state(parent, new_[i].action);
+              state = model_.next_state(parent, w.actions.at(key_action(new_[i])));
               next_->append(chunk, state);
               w.bounds_mask |= bounds_hit(model_, state);
               // This worker's chunks come in increasing order: once it has a violation,
@@ -497,7 +493,7 @@ class Engine {
     // Structures being filled by workers are read through what they publish (estimated
     // while a phase runs, exact at phase boundaries).
     uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
-    n += new_.capacity() * sizeof(NewState<Action>);
+    n += new_.capacity() * sizeof(uint64_t);
     for (const auto& w : workers_) {
       n += w->buffer_bytes.load(std::memory_order_relaxed) + w->stored_bytes.load(std::memory_order_relaxed) +
            sizeof(Worker<Action>);
@@ -589,7 +585,7 @@ class Engine {
   std::unique_ptr<StateStore<State>> frontier_;  // the level being expanded (after a level: the newest)
   std::unique_ptr<StateStore<State>> next_;
   uint64_t store_bytes_ = 0;
-  std::vector<NewState<Action>> new_;
+  std::vector<uint64_t> new_;  // keys of the next level's states, in frontier order
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
   bool in_expand_ = false;

@@ -1,0 +1,135 @@
+// Throughput of the exhaustive BFS engine: states generated and distinct states per
+// second with 1 and 2 threads, the speed-up, and the memory per distinct state.
+//
+// Runs a toy model (engine overhead with a trivial next_state), the default Kafka
+// partition model and a larger Kafka configuration. Plain program printing a table: each
+// run takes seconds, which Google Benchmark's repetition model does not suit.
+//
+// Wall-clock speed-up is only meaningful on an otherwise idle machine, so the table also
+// gives CPU seconds (all threads) and generated states per CPU-second: the engine's
+// cost per state, and whether a second thread inflates the total work.
+//
+//   bfs_bench [--quick] [--toy-only]     --quick: smaller models / state limits
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "checker/bfs.h"
+#include "spec/config.h"
+#include "spec/partition_model.h"
+#include "tests/toy_models.h"
+
+namespace {
+
+using isr::checker::BfsOptions;
+using isr::checker::BfsResult;
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+struct Row {
+  std::string model;
+  int threads = 1;
+  bool symmetry = false;
+  uint64_t distinct = 0;
+  uint64_t generated = 0;
+  int depth = 0;
+  double seconds = 0;
+  double cpu = 0;
+  double bytes_per_state = 0;
+  double peak_mib = 0;
+  std::string verdict;
+};
+
+template <class M>
+Row run(const std::string& name, const M& model, int threads, bool symmetry, uint64_t max_states) {
+  BfsOptions options;
+  options.threads = threads;
+  options.symmetry = symmetry;
+  options.max_states = max_states;
+  const double cpu_before = cpu_seconds();
+  const BfsResult<M> r = isr::checker::bfs(model, options);
+  Row row;
+  row.model = name;
+  row.threads = threads;
+  row.symmetry = symmetry;
+  row.distinct = r.distinct_states;
+  row.generated = r.states_generated;
+  row.depth = r.depth;
+  row.seconds = r.seconds;
+  row.cpu = cpu_seconds() - cpu_before;
+  row.bytes_per_state = r.bytes_per_state;
+  row.peak_mib = static_cast<double>(r.peak_memory_bytes) / (1024.0 * 1024.0);
+  row.verdict = std::string(isr::checker::verdict_name(r.verdict));
+  return row;
+}
+
+void print_header() {
+  std::printf("%-26s %3s %3s %10s %11s %5s %7s %7s %11s %10s %11s %7s %7s %8s %s\n", "model", "thr", "sym",
+              "distinct", "generated", "depth", "wall s", "cpu s", "generated/s", "distinct/s",
+              "gen/cpu-s", "speedup", "B/state", "peak MiB", "verdict");
+}
+
+void print(const Row& r, const Row* one_thread) {
+  char speedup[32] = "-";
+  if (one_thread != nullptr && r.seconds > 0) {
+    std::snprintf(speedup, sizeof speedup, "%.2fx", one_thread->seconds / r.seconds);
+  }
+  auto per = [](double n, double s) { return s > 0 ? n / s : 0.0; };
+  std::printf("%-26s %3d %3s %10llu %11llu %5d %7.2f %7.2f %11.0f %10.0f %11.0f %7s %7.2f %8.1f %s\n",
+              r.model.c_str(), r.threads, r.symmetry ? "on" : "off", static_cast<unsigned long long>(r.distinct),
+              static_cast<unsigned long long>(r.generated), r.depth, r.seconds, r.cpu,
+              per(static_cast<double>(r.generated), r.seconds), per(static_cast<double>(r.distinct), r.seconds),
+              per(static_cast<double>(r.generated), r.cpu), speedup, r.bytes_per_state, r.peak_mib,
+              r.verdict.c_str());
+  std::fflush(stdout);
+}
+
+template <class M>
+void compare_threads(const std::string& name, const M& model, bool symmetry, uint64_t max_states = 0) {
+  const Row one = run(name, model, 1, symmetry, max_states);
+  print(one, nullptr);
+  const Row two = run(name, model, 2, symmetry, max_states);
+  print(two, &one);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  bool toy_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--toy-only") == 0) {
+      toy_only = true;
+    } else {
+      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only]\n");
+      return 2;
+    }
+  }
+  print_header();
+  {
+    // 8^8 = 16.8M states of 8 bytes, 1 + 8*7*8^7 = 117M successors: engine overhead only.
+    const isr::toy::CounterModel counters(quick ? 7 : 8, 7);
+    compare_threads(quick ? "toy counters 8^7" : "toy counters 8^8", counters, false);
+  }
+  if (toy_only) return 0;
+
+  const uint64_t limit = quick ? 1000000 : 0;
+  const isr::spec::PartitionModel kafka(isr::spec::default_config());
+  compare_threads("kafka default", kafka, true, limit);
+  if (!quick) compare_threads("kafka default", kafka, false, 10000000);
+  // Larger: two records to produce.
+  const isr::spec::Config larger = isr::spec::load_config(nullptr, {"bounds.max_records=2"});
+  const isr::spec::PartitionModel big(larger);
+  compare_threads("kafka max_records=2", big, true, quick ? 1000000 : 20000000);
+  return 0;
+}
