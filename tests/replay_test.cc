@@ -17,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/counterexample.h"
 #include "counterexamples/replay.h"
+#include "counterexamples/trace.h"
 #include "counterexamples/trace_check.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
@@ -78,23 +80,19 @@ std::optional<std::vector<typename M::Action>> shortest_violation(const M& model
   return std::nullopt;
 }
 
-// The trace document (docs/trace-format.md) of `actions` taken from `initial`.
+// The trace document (docs/trace-format.md) of `actions` taken from `state`, built the
+// way the engines build theirs (counterexamples/trace.h).
 template <class M>
-json make_trace(const M& model, const std::string& model_name, typename M::State state,
-                const std::vector<typename M::Action>& actions, std::string_view property) {
-  json steps = json::array();
-  steps.push_back({{"index", 0}, {"action", nullptr}, {"action_name", "Init"},
-                   {"state", model.state_to_json(state)}});
-  for (size_t i = 0; i < actions.size(); ++i) {
-    state = model.next_state(state, actions[i]);
-    steps.push_back({{"index", i + 1}, {"action", model.action_to_json(actions[i])},
-                     {"action_name", model.action_name(actions[i])},
-                     {"state", model.state_to_json(state)}});
+json trace_of(const M& model, const std::string& model_name, typename M::State state,
+              const std::vector<typename M::Action>& actions, std::string_view property) {
+  checker::Counterexample<M> path;
+  path.property = std::string(property);
+  path.states.push_back(state);
+  for (const auto& action : actions) {
+    path.actions.push_back(action);
+    path.states.push_back(model.next_state(path.states.back(), action));
   }
-  return {{"format", "isrcheck-trace"}, {"version", 1}, {"model", model_name},
-          {"config", model.config_json()}, {"property", std::string(property)},
-          {"property_description", std::string(property_named(model, property).description)},
-          {"engine", "bfs"}, {"steps", steps}};
+  return trace_to_json(model, path, "bfs", model_name);
 }
 
 // acks=1 with one record: the shortest loss of an acked write is a few steps away.
@@ -118,14 +116,14 @@ std::optional<spec::Action> enabled_matching(const PartitionModel& model, const 
   return found;
 }
 
-// A longer trace: replicate record 1 to N1 by hand, then the shortest way to lose it.
+// A longer trace: produce record 1 and let N2 fetch by hand, then the shortest way to
+// lose the record.
 json hand_driven_trace(const PartitionModel& model) {
   spec::State s = model.initial_states().at(0);
   const spec::State initial = s;
   std::vector<spec::Action> actions;
   for (const json& pattern : {json{{"kind", "Produce"}, {"broker", 0}},
-                              json{{"kind", "Fetch"}, {"follower", 1}, {"leader", 0}},
-                              json{{"kind", "FetchResponse"}, {"follower", 1}}}) {
+                              json{{"kind", "Fetch"}, {"follower", 2}, {"leader", 0}}}) {
     const std::optional<spec::Action> a = enabled_matching(model, s, pattern);
     if (!a) throw std::logic_error("not enabled: " + pattern.dump());
     actions.push_back(*a);
@@ -134,14 +132,14 @@ json hand_driven_trace(const PartitionModel& model) {
   const auto rest = shortest_violation(model, s, "no-acked-loss");
   if (!rest) throw std::logic_error("no violation reachable after the hand-driven prefix");
   actions.insert(actions.end(), rest->begin(), rest->end());
-  return make_trace(model, "partition", initial, actions, "no-acked-loss");
+  return trace_of(model, "partition", initial, actions, "no-acked-loss");
 }
 
 json shortest_trace(const PartitionModel& model) {
   const spec::State initial = model.initial_states().at(0);
   const auto path = shortest_violation(model, initial, "no-acked-loss");
   if (!path) throw std::logic_error("acks=1 must lose an acked write");
-  return make_trace(model, "partition", initial, *path, "no-acked-loss");
+  return trace_of(model, "partition", initial, *path, "no-acked-loss");
 }
 
 TEST(Replay, ReproducesAShortestViolation) {
@@ -160,7 +158,7 @@ TEST(Replay, ReproducesAShortestViolation) {
 TEST(Replay, ReproducesAHandDrivenTrace) {
   const PartitionModel model = acks1_model();
   const json trace = hand_driven_trace(model);
-  ASSERT_GE(trace["steps"].size(), 5u);
+  ASSERT_GE(trace["steps"].size(), 4u);
   EXPECT_EQ(trace["steps"][2]["action"]["kind"], "Fetch");
   const ReplayResult result = replay_trace(model, trace);
   EXPECT_TRUE(result.reproduced) << result.summary();
@@ -170,13 +168,13 @@ TEST(Replay, ReproducesAHandDrivenTrace) {
 TEST(Replay, AChangedActionFailsAtItsStepListingTheEnabledOnes) {
   const PartitionModel model = acks1_model();
   json trace = hand_driven_trace(model);
-  // Step 2 fetches for N1; make it a fetch from a node that is not the leader.
-  trace["steps"][2]["action"]["leader"] = 2;
-  trace["steps"][2]["action_name"] = "Fetch(follower=1, leader=2)";
+  // Step 2 fetches for N2; make it a fetch from a node that is not the leader.
+  trace["steps"][2]["action"]["leader"] = 1;
+  trace["steps"][2]["action_name"] = "Fetch(follower=2, leader=1)";
   const ReplayResult result = replay_trace(model, trace);
   EXPECT_FALSE(result.reproduced);
   EXPECT_EQ(result.diverged_at, 2);
-  EXPECT_NE(result.explanation.find("Fetch(follower=1, leader=2)"), std::string::npos)
+  EXPECT_NE(result.explanation.find("Fetch(follower=2, leader=1)"), std::string::npos)
       << result.explanation;
   EXPECT_NE(result.explanation.find("not enabled"), std::string::npos) << result.explanation;
   // The enabled actions are listed, the real one among them.
@@ -184,7 +182,7 @@ TEST(Replay, AChangedActionFailsAtItsStepListingTheEnabledOnes) {
       model, model.next_state(model.initial_states()[0],
                               *enabled_matching(model, model.initial_states()[0],
                                                 {{"kind", "Produce"}, {"broker", 0}})),
-      {{"kind", "Fetch"}, {"follower", 1}, {"leader", 0}}));
+      {{"kind", "Fetch"}, {"follower", 2}, {"leader", 0}}));
   EXPECT_NE(std::find(result.enabled_actions.begin(), result.enabled_actions.end(), real),
             result.enabled_actions.end());
   EXPECT_NE(result.summary().find("enabled actions:\n  "), std::string::npos);
@@ -193,15 +191,16 @@ TEST(Replay, AChangedActionFailsAtItsStepListingTheEnabledOnes) {
 TEST(Replay, AChangedStateFieldFailsAtItsStepWithTheDiff) {
   const PartitionModel model = acks1_model();
   json trace = hand_driven_trace(model);
-  const json real_leo = trace["steps"][3]["state"]["nodes"][1]["replica"]["leo"];
-  trace["steps"][3]["state"]["nodes"][1]["replica"]["leo"] = real_leo.get<int>() + 1;
+  // Step 2 is N2's fetch: claim the leader's log grew by one more entry.
+  const json real_leo = trace["steps"][2]["state"]["nodes"][0]["replica"]["leo"];
+  trace["steps"][2]["state"]["nodes"][0]["replica"]["leo"] = real_leo.get<int>() + 1;
   const ReplayResult result = replay_trace(model, trace);
   EXPECT_FALSE(result.reproduced);
-  EXPECT_EQ(result.diverged_at, 3);
-  ASSERT_TRUE(result.state_diff.contains("nodes[1].replica.leo")) << result.state_diff.dump();
+  EXPECT_EQ(result.diverged_at, 2);
+  ASSERT_TRUE(result.state_diff.contains("nodes[0].replica.leo")) << result.state_diff.dump();
   EXPECT_EQ(result.state_diff.size(), 1u) << result.state_diff.dump();
-  EXPECT_EQ(result.state_diff["nodes[1].replica.leo"]["expected"], real_leo.get<int>() + 1);
-  EXPECT_EQ(result.state_diff["nodes[1].replica.leo"]["found"], real_leo);
+  EXPECT_EQ(result.state_diff["nodes[0].replica.leo"]["expected"], real_leo.get<int>() + 1);
+  EXPECT_EQ(result.state_diff["nodes[0].replica.leo"]["found"], real_leo);
   EXPECT_NE(result.summary().find("state fields that differ"), std::string::npos);
 }
 
@@ -257,7 +256,7 @@ TEST(Replay, IsModelAgnostic) {
   const toy::CounterModel model(/*processes=*/3, /*max_count=*/2, /*sum_limit=*/3);
   using Action = toy::CounterModel::Action;
   const std::vector<Action> actions = {Action{0}, Action{2}, Action{2}};
-  json trace = make_trace(model, "counter", model.initial_states()[0], actions, "sum-below");
+  json trace = trace_of(model, "counter", model.initial_states()[0], actions, "sum-below");
   EXPECT_TRUE(replay_trace(model, trace).reproduced);
 
   json tampered = trace;
@@ -272,7 +271,7 @@ TEST(Replay, IsModelAgnostic) {
 TEST(Replay, AcceptsStatesRecordedAsSymmetryRepresentatives) {
   const toy::CounterModel model(/*processes=*/2, /*max_count=*/2, /*sum_limit=*/2);
   using Action = toy::CounterModel::Action;
-  json trace = make_trace(model, "counter", model.initial_states()[0], {Action{1}, Action{1}},
+  json trace = trace_of(model, "counter", model.initial_states()[0], {Action{1}, Action{1}},
                           "sum-below");
   // Exact states are [0,1] then [0,2]; as representatives (descending) [1,0] then [2,0],
   // reached from the representative [1,0] by incrementing process 0.
@@ -310,7 +309,7 @@ TEST_F(ReplayCli, ExitsZeroWhenTheTraceReproduces) {
 
 TEST_F(ReplayCli, ExitsOneAtTheFirstDivergingStep) {
   json trace = hand_driven_trace(model_);
-  trace["steps"][2]["action"]["leader"] = 2;
+  trace["steps"][2]["action"]["leader"] = 1;
   trace_test::Run r = replay(trace);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out.rfind("diverged at step 2: ", 0), 0u) << r.out;
@@ -360,6 +359,32 @@ TEST_F(ReplayCli, ExitsTwoOnUnreadableOrMalformedFiles) {
   r = replay(trace);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("config.acks"), std::string::npos) << r.err;
+}
+
+// The whole loop: `isrcheck check` writes a trace, `replay` reproduces it, `render` shows it.
+TEST_F(ReplayCli, ReplaysAndRendersTheTraceThatCheckWrites) {
+  const std::string path = trace_test::temp_path(".json");
+  trace_test::Run r = trace_test::run_isrcheck(
+      "check --set acks=1 --set bounds.max_records=1 --quiet --trace-out '" + path + "'");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;  // a violation
+  const json trace = json::parse(trace_test::slurp(path));
+  const std::string property = trace["property"];
+  const std::string steps = std::to_string(trace["steps"].size() - 1);
+
+  r = trace_test::run_isrcheck("replay '" + path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "reproduced: " + steps + " steps, property " + property +
+                       " violated at step " + steps + "\n");
+
+  r = trace_test::run_isrcheck("render '" + path + "' --format mermaid");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("sequenceDiagram\n", 0), 0u);
+  r = trace_test::run_isrcheck("render '" + path + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("VIOLATION: Property " + property + " is violated at step " + steps),
+            std::string::npos)
+      << r.out;
+  std::remove(path.c_str());
 }
 
 }  // namespace
