@@ -17,6 +17,7 @@
 #include "checker/parent_log.h"
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
+#include "counterexamples/trace.h"
 #include "tests/toy_models.h"
 
 namespace isr::checker {
@@ -484,6 +485,32 @@ TEST(Bfs, ShortestCounterexampleHasTheMinimalLength) {
   EXPECT_EQ(m.counterexample.actions.size(), 4u);  // check, check, enter, enter
   EXPECT_EQ(mutex.critical(m.counterexample.states.back()), 2);
   expect_valid_counterexample(mutex, m);
+}
+
+TEST(Bfs, CounterexampleBecomesTraceJson) {
+  const MutexModel model(3, false);
+  const auto r = bfs(model, with(2, true));
+  ASSERT_EQ(r.verdict, Verdict::Violated);
+  const nlohmann::json trace = counterexamples::trace_to_json(model, r.counterexample, "bfs", "mutex");
+  EXPECT_EQ(trace.at("format"), "isrcheck-trace");
+  EXPECT_EQ(trace.at("version"), 1);
+  EXPECT_EQ(trace.at("model"), "mutex");
+  EXPECT_EQ(trace.at("engine"), "bfs");
+  EXPECT_EQ(trace.at("property"), "mutual-exclusion");
+  EXPECT_EQ(trace.at("property_description"), "at most one process is critical");
+  EXPECT_EQ(trace.at("config"), model.config_json());
+  const auto& steps = trace.at("steps");
+  ASSERT_EQ(steps.size(), r.counterexample.states.size());
+  EXPECT_EQ(steps[0].at("action"), nullptr);
+  EXPECT_EQ(steps[0].at("action_name"), "Init");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].at("index"), i);
+    EXPECT_EQ(steps[i].at("state"), model.state_to_json(r.counterexample.states[i]));
+    if (i > 0) {
+      EXPECT_EQ(steps[i].at("action"), model.action_to_json(r.counterexample.actions[i - 1]));
+      EXPECT_EQ(steps[i].at("action_name"), model.action_name(r.counterexample.actions[i - 1]));
+    }
+  }
 }
 
 TEST(Bfs, ViolationInAnInitialStateIsAnEmptyTrace) {

@@ -1,0 +1,164 @@
+// `isrcheck check` end to end on the partition model: verdicts and exit codes 0/1/2/3,
+// the summary, --json, a --trace-out file that `isrcheck replay` reproduces, and results
+// that do not depend on --threads.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+// No crashes: small (about 12 thousand states up to symmetry), and every property holds.
+const std::string kNoFaults = "--set faults.max_crashes=0 --set faults.max_lossy_crashes=0";
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string temp_path(const std::string& suffix) {
+  static int counter = 0;
+  return ::testing::TempDir() + "isrcheck_check_test_" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++) + suffix;
+}
+
+Result run(const std::string& args) {
+  const std::string base = temp_path("");
+  const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" + base +
+                              ".out' 2>'" + base + ".err' </dev/null";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(CheckCli, HoldsExitsZeroWithTheSummary) {
+  const std::string json_file = temp_path(".json");
+  const Result r = run("check " + kNoFaults + " --threads 2 --json '" + json_file + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "verdict: HOLDS")) << r.out;
+  for (const char* line : {"properties checked: no-acked-loss", "distinct states: ", "states generated: ",
+                           "depth: ", "time: ", "states/s: ", "peak memory: ",
+                           "fingerprint collision probability: ", "bounds reached: "}) {
+    EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
+  }
+  const nlohmann::json report = nlohmann::json::parse(slurp(json_file));
+  EXPECT_EQ(report.at("verdict"), "holds");
+  EXPECT_GT(report.at("distinct_states").get<uint64_t>(), 1000u);
+  EXPECT_GE(report.at("states_generated").get<uint64_t>(), report.at("distinct_states").get<uint64_t>());
+  EXPECT_GT(report.at("depth").get<int>(), 3);
+  EXPECT_EQ(report.at("config").at("faults").at("max_crashes"), 0);
+  EXPECT_FALSE(report.contains("trace"));
+  std::remove(json_file.c_str());
+}
+
+TEST(CheckCli, SymmetryAndThreadsDoNotChangeTheVerdict) {
+  const std::string a = temp_path(".json");
+  const std::string b = temp_path(".json");
+  const std::string c = temp_path(".json");
+  ASSERT_EQ(run("check " + kNoFaults + " --quiet --threads 1 --json '" + a + "'").exit_code, 0);
+  ASSERT_EQ(run("check " + kNoFaults + " --quiet --threads 3 --json '" + b + "'").exit_code, 0);
+  ASSERT_EQ(run("check " + kNoFaults + " --quiet --symmetry off --json '" + c + "'").exit_code, 0);
+  const auto one = nlohmann::json::parse(slurp(a));
+  const auto three = nlohmann::json::parse(slurp(b));
+  const auto plain = nlohmann::json::parse(slurp(c));
+  for (const char* key : {"distinct_states", "states_generated", "depth", "level_sizes", "bounds_reached"}) {
+    EXPECT_EQ(one.at(key), three.at(key)) << key;
+  }
+  EXPECT_GT(plain.at("distinct_states").get<uint64_t>(), one.at("distinct_states").get<uint64_t>());
+  EXPECT_EQ(plain.at("depth"), one.at("depth"));
+  for (const auto& f : {a, b, c}) std::remove(f.c_str());
+}
+
+TEST(CheckCli, ViolationWritesAShortestReplayableTrace) {
+  const std::string trace_file = temp_path(".trace.json");
+  const std::string other_trace = temp_path(".trace.json");
+  const std::string json_file = temp_path(".json");
+  const std::string config = "--set acks=1 --set properties=no-acked-loss";
+  const Result r = run("check " + config + " --threads 2 --trace-out '" + trace_file + "' --json '" +
+                       json_file + "'");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "verdict: VIOLATED: no-acked-loss")) << r.out;
+  EXPECT_TRUE(contains(r.out, "shortest counterexample: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Step 0: Init")) << r.out;  // rendered unless --quiet
+
+  const nlohmann::json trace = nlohmann::json::parse(slurp(trace_file));
+  EXPECT_EQ(trace.at("format"), "isrcheck-trace");
+  EXPECT_EQ(trace.at("version"), 1);
+  EXPECT_EQ(trace.at("engine"), "bfs");
+  EXPECT_EQ(trace.at("property"), "no-acked-loss");
+  EXPECT_EQ(trace.at("steps").at(0).at("action_name"), "Init");
+  const nlohmann::json report = nlohmann::json::parse(slurp(json_file));
+  EXPECT_EQ(report.at("verdict"), "violated");
+  EXPECT_EQ(report.at("property"), "no-acked-loss");
+  EXPECT_EQ(report.at("trace"), trace);
+  // A BFS counterexample has exactly `depth` steps.
+  EXPECT_EQ(trace.at("steps").size(), report.at("depth").get<size_t>() + 1);
+
+  const Result replay = run("replay '" + trace_file + "'");
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_TRUE(contains(replay.out, "reproduced")) << replay.out;
+
+  // Same trace, byte for byte, with one thread.
+  const Result quiet = run("check " + config + " --threads 1 --quiet --trace-out '" + other_trace + "'");
+  ASSERT_EQ(quiet.exit_code, 1);
+  EXPECT_FALSE(contains(quiet.out, "Step 0: Init"));
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+  EXPECT_EQ(slurp(other_trace), slurp(trace_file));
+  for (const auto& f : {trace_file, other_trace, json_file}) std::remove(f.c_str());
+}
+
+TEST(CheckCli, LimitsGiveIncompleteWithWhatWasVerified) {
+  const std::string json_file = temp_path(".json");
+  Result r = run("check --quiet --max-states 1000 --json '" + json_file + "'");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "verdict: INCOMPLETE: no violation in the 1000 distinct states up to depth "))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "--max-states limit")) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(slurp(json_file));
+  EXPECT_EQ(report.at("verdict"), "incomplete");
+  EXPECT_EQ(report.at("stop_reason"), "max-states");
+  EXPECT_EQ(report.at("distinct_states"), 1000);
+  std::remove(json_file.c_str());
+
+  r = run("check --quiet --max-memory 1M");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "--max-memory limit (1M)")) << r.out;
+}
+
+TEST(CheckCli, BadInputExitsTwoNamingTheOption) {
+  Result r = run("check --max-memory 12Q");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--max-memory")) << r.err;
+  r = run("check --symmetry maybe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--symmetry")) << r.err;
+  r = run("check --threads -1");
+  EXPECT_EQ(r.exit_code, 2);
+  r = run("check --set faults.max_crashes=banana");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "faults.max_crashes")) << r.err;
+}
+
+}  // namespace
