@@ -139,6 +139,32 @@ TEST(FetchAction, RecordsTheFetchOffsetAtTheLeaderAndQueuesAResponse) {
   EXPECT_TRUE(s.can(fetch_response(1)));
 }
 
+TEST(FetchAction, ByDefaultTheWholeRoundTripIsOneStep) {
+  Scenario s(Scenario::Raw{}, {"async_fetch_responses=false"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0)}));
+  EXPECT_EQ(records(s.state(), 1), (std::vector<int>{1})) << "appended in the same step";
+  EXPECT_EQ(s.replica(1).response.kind, static_cast<uint8_t>(FetchReply::None));
+  EXPECT_EQ(s.count(ActionKind::FetchResponse), 0);
+  ASSERT_TRUE(s.run({fetch(2, 0), fetch(1, 0), fetch(2, 0)}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_EQ(s.replica(2).hw, 1) << "the last response carried the new HW";
+}
+
+TEST(FetchAction, AFetchThatWouldChangeNothingIsNotEnumerated) {
+  Scenario s({});
+  ASSERT_TRUE(commit_first_record(s));
+  ASSERT_EQ(s.replica(2).hw, 1);
+  EXPECT_FALSE(s.can(fetch(2, 0))) << "caught up, HW known: an idle poll";
+  ASSERT_EQ(s.replica(1).hw, 0);
+  EXPECT_TRUE(s.can(fetch(1, 0))) << "1 has not heard of HW 1 yet";
+  ASSERT_TRUE(s.run({fetch(1, 0), fetch_response(1)}));
+  EXPECT_EQ(s.replica(1).hw, 1);
+  EXPECT_FALSE(s.can(fetch(1, 0)));
+  ASSERT_TRUE(s.apply(produce(0, 2)));
+  EXPECT_TRUE(s.can(fetch(1, 0)));
+  EXPECT_TRUE(s.can(fetch(2, 0)));
+}
+
 TEST(FetchResponseAction, AppendsAndTakesTheSmallerOfLeaderHwAndLeo) {
   Scenario s({"acks=1", "bounds.max_records=2"});
   // ISR {0,1}: the leader's HW reaches 2 with follower 1 alone.

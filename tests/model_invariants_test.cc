@@ -237,6 +237,8 @@ void walk(const std::string& config_name) {
 }
 
 RC_GTEST_PROP(ModelInvariants, Default, ()) { walk("default"); }
+RC_GTEST_PROP(ModelInvariants, AsyncFetchResponses, ()) { walk("async-default"); }
+RC_GTEST_PROP(ModelInvariants, AtomicFetchesWithEveryFault, ()) { walk("atomic-faults"); }
 RC_GTEST_PROP(ModelInvariants, AcksOne, ()) { walk("acks-1"); }
 RC_GTEST_PROP(ModelInvariants, UncleanElection, ()) { walk("unclean"); }
 RC_GTEST_PROP(ModelInvariants, HwTruncation, ()) { walk("hw-truncation"); }

@@ -191,6 +191,8 @@ void check_walk(const std::string& name) {
 }
 
 RC_GTEST_PROP(Symmetry, Default, ()) { check_walk("default"); }
+RC_GTEST_PROP(Symmetry, AsyncFetchResponses, ()) { check_walk("async-default"); }
+RC_GTEST_PROP(Symmetry, AtomicFetchesWithEveryFault, ()) { check_walk("atomic-faults"); }
 RC_GTEST_PROP(Symmetry, AcksOne, ()) { check_walk("acks-1"); }
 RC_GTEST_PROP(Symmetry, UncleanWithDedicatedVoters, ()) { check_walk("unclean"); }
 RC_GTEST_PROP(Symmetry, HwTruncation, ()) { check_walk("hw-truncation"); }
