@@ -72,6 +72,7 @@ void expect_same(const Config& a, const Config& b) {
   EXPECT_EQ(a.eligible_leader_replicas, b.eligible_leader_replicas);
   EXPECT_EQ(a.idempotence, b.idempotence);
   EXPECT_EQ(a.consumer, b.consumer);
+  EXPECT_EQ(a.async_fetch_responses, b.async_fetch_responses);
   EXPECT_EQ(a.flush, b.flush);
   EXPECT_EQ(a.protocol, b.protocol);
   EXPECT_TRUE(same_fixes(a.fixes, b.fixes));
@@ -117,6 +118,7 @@ TEST(ConfigDefaults, MatchConfigHeader) {
   EXPECT_TRUE(c.eligible_leader_replicas);
   EXPECT_FALSE(c.idempotence);
   EXPECT_TRUE(c.consumer);
+  EXPECT_EQ(c.async_fetch_responses, Config{}.async_fetch_responses);
   EXPECT_EQ(c.flush, FlushPolicy::None);
   EXPECT_EQ(c.protocol, Protocol::Kip966);
   EXPECT_TRUE(same_fixes(c.fixes, Fixes{}));
@@ -287,7 +289,7 @@ TEST(ConfigOverrides, DottedKeysAndTypes) {
                          "controller.placement=dedicated", "controller.voters=1",
                          "fixes.maximal_isr=false", "idempotence=true", "consumer=false",
                          "flush=every-append", "bounds.max_records=3",
-                         "unclean_leader_election=true"});
+                         "unclean_leader_election=true", "async_fetch_responses=true"});
   EXPECT_EQ(c.faults.max_crashes, 2);
   EXPECT_EQ(c.faults.max_lossy_crashes, 1);
   EXPECT_EQ(c.controller.placement, Placement::Dedicated);
@@ -299,6 +301,9 @@ TEST(ConfigOverrides, DottedKeysAndTypes) {
   EXPECT_EQ(c.flush, FlushPolicy::EveryAppend);
   EXPECT_EQ(c.bounds.max_records, 3);
   EXPECT_TRUE(c.unclean_leader_election);
+  EXPECT_TRUE(c.async_fetch_responses);
+  EXPECT_FALSE(load({"async_fetch_responses=false"}).async_fetch_responses);
+  expect_error({"async_fetch_responses=1"}, "async_fetch_responses", {"true or false"});
 }
 
 TEST(ConfigOverrides, AcksAcceptsNamesAndNumbers) {
@@ -511,10 +516,10 @@ TEST(ConfigJson, PrintsEveryKeyWithStableNames) {
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{
-                      "acks", "bounds", "brokers", "consumer", "controller",
-                      "eligible_leader_replicas", "faults", "fixes", "flush", "idempotence",
-                      "min_insync_replicas", "properties", "protocol", "replication_factor",
-                      "unclean_leader_election"}));
+                      "acks", "async_fetch_responses", "bounds", "brokers", "consumer",
+                      "controller", "eligible_leader_replicas", "faults", "fixes", "flush",
+                      "idempotence", "min_insync_replicas", "properties", "protocol",
+                      "replication_factor", "unclean_leader_election"}));
   EXPECT_EQ(j["acks"], "all");
   EXPECT_EQ(j["protocol"], "kip-966");
   EXPECT_EQ(j["flush"], "none");
@@ -579,6 +584,8 @@ RC_GTEST_PROP(ConfigJson, RandomConfigurationsRoundTrip, ()) {
   overrides.push_back("bounds.max_leader_moves=" + std::to_string(*rc::gen::inRange(0, 3)));
   overrides.push_back("idempotence=" + std::string(*rc::gen::arbitrary<bool>() ? "true" : "false"));
   overrides.push_back("flush=" + *rc::gen::element<std::string>("none", "every-append"));
+  overrides.push_back("async_fetch_responses=" +
+                      std::string(*rc::gen::arbitrary<bool>() ? "true" : "false"));
 
   const Config c = load(overrides);
   const json printed = to_json(c);
