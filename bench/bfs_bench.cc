@@ -6,8 +6,11 @@
 // run takes seconds, which Google Benchmark's repetition model does not suit.
 //
 // Wall-clock speed-up is only meaningful on an otherwise idle machine, so the table also
-// gives CPU seconds (all threads) and generated states per CPU-second: the engine's
-// cost per state, and whether a second thread inflates the total work.
+// gives CPU seconds (all threads), generated states per CPU-second (the engine's cost
+// per state, and whether a second thread inflates the total work), and the critical
+// path (BfsResult::critical_path_seconds: per phase the busiest worker's CPU time plus
+// the coordinator's sequential work), whose 1-thread / 2-thread ratio estimates the
+// speed-up with two idle cores ("est.speedup").
 //
 //   bfs_bench [--quick] [--toy-only]     --quick: smaller models / state limits
 #include <sys/resource.h>
@@ -43,6 +46,7 @@ struct Row {
   int depth = 0;
   double seconds = 0;
   double cpu = 0;
+  double critical = 0;
   double bytes_per_state = 0;
   double peak_mib = 0;
   std::string verdict;
@@ -65,6 +69,7 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
   row.depth = r.depth;
   row.seconds = r.seconds;
   row.cpu = cpu_seconds() - cpu_before;
+  row.critical = r.critical_path_seconds;
   row.bytes_per_state = r.bytes_per_state;
   row.peak_mib = static_cast<double>(r.peak_memory_bytes) / (1024.0 * 1024.0);
   row.verdict = std::string(isr::checker::verdict_name(r.verdict));
@@ -72,22 +77,24 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
 }
 
 void print_header() {
-  std::printf("%-26s %3s %3s %10s %11s %5s %7s %7s %11s %10s %11s %7s %7s %8s %s\n", "model", "thr", "sym",
-              "distinct", "generated", "depth", "wall s", "cpu s", "generated/s", "distinct/s",
-              "gen/cpu-s", "speedup", "B/state", "peak MiB", "verdict");
+  std::printf("%-26s %3s %3s %10s %11s %5s %7s %7s %7s %11s %10s %11s %7s %11s %7s %8s %s\n", "model", "thr",
+              "sym", "distinct", "generated", "depth", "wall s", "cpu s", "crit s", "generated/s", "distinct/s",
+              "gen/cpu-s", "speedup", "est.speedup", "B/state", "peak MiB", "verdict");
 }
 
 void print(const Row& r, const Row* one_thread) {
   char speedup[32] = "-";
-  if (one_thread != nullptr && r.seconds > 0) {
+  char estimated[32] = "-";
+  if (one_thread != nullptr && r.seconds > 0 && r.critical > 0) {
     std::snprintf(speedup, sizeof speedup, "%.2fx", one_thread->seconds / r.seconds);
+    std::snprintf(estimated, sizeof estimated, "%.2fx", one_thread->critical / r.critical);
   }
   auto per = [](double n, double s) { return s > 0 ? n / s : 0.0; };
-  std::printf("%-26s %3d %3s %10llu %11llu %5d %7.2f %7.2f %11.0f %10.0f %11.0f %7s %7.2f %8.1f %s\n",
+  std::printf("%-26s %3d %3s %10llu %11llu %5d %7.2f %7.2f %7.2f %11.0f %10.0f %11.0f %7s %11s %7.2f %8.1f %s\n",
               r.model.c_str(), r.threads, r.symmetry ? "on" : "off", static_cast<unsigned long long>(r.distinct),
-              static_cast<unsigned long long>(r.generated), r.depth, r.seconds, r.cpu,
+              static_cast<unsigned long long>(r.generated), r.depth, r.seconds, r.cpu, r.critical,
               per(static_cast<double>(r.generated), r.seconds), per(static_cast<double>(r.distinct), r.seconds),
-              per(static_cast<double>(r.generated), r.cpu), speedup, r.bytes_per_state, r.peak_mib,
+              per(static_cast<double>(r.generated), r.cpu), speedup, estimated, r.bytes_per_state, r.peak_mib,
               r.verdict.c_str());
   std::fflush(stdout);
 }

@@ -126,7 +126,10 @@ class Engine {
       w->recent.assign(kRecentSlots, 0);
       workers_.push_back(std::move(w));
     }
+    const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
     search();
+    // The coordinator's own work (merging, parent log, growing the set) is sequential.
+    critical_path_seconds_ = pool.critical_path_seconds() + WorkerPool::thread_cpu_seconds() - coordinator_cpu;
     pool_ = nullptr;
     return finish();
   }
@@ -566,6 +569,7 @@ class Engine {
     r.collision_probability = std::min(
         1.0, static_cast<double>(generated_) * static_cast<double>(distinct_) / 18446744073709551616.0);
     r.phase_seconds = phases_;
+    r.critical_path_seconds = critical_path_seconds_;
     r.bounds_mask = bounds_mask_;
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
     r.threads = options_.threads;
@@ -606,6 +610,7 @@ class Engine {
   typename BfsResult<M>::Phases phases_;
   uint64_t visited_bytes_ = 0;
   uint64_t peak_memory_ = 0;
+  double critical_path_seconds_ = 0;
   Clock::time_point start_;
   Clock::time_point last_report_;
 };

@@ -92,6 +92,11 @@ struct BfsResult {
     double materialize = 0;  // recomputing new states, checking properties
   } phase_seconds;
 
+  // CPU time on the critical path: per phase the busiest worker's CPU time, plus the
+  // coordinator's sequential work. What `seconds` would be with one idle core per
+  // thread; the ratio for 1 and N threads estimates the speed-up on a shared machine.
+  double critical_path_seconds = 0;
+
   uint32_t bounds_mask = 0;                 // OR of bounds_hit over every distinct state
   std::vector<std::string> bounds_reached;  // names of the bits in bounds_mask
 

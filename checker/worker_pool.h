@@ -7,6 +7,9 @@
 // a phase takes.
 #pragma once
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -39,6 +42,17 @@ class WorkerPool {
 
   int size() const { return static_cast<int>(workers_.size()); }
 
+  // Sum over the phases run so far of the largest CPU time any worker spent in the
+  // phase: the wall time the phases would take with one idle core per worker. (On a
+  // loaded machine wall-clock time says little about the engine's parallelism.)
+  double critical_path_seconds() const { return critical_path_seconds_; }
+
+  static double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  }
+
   // Runs task(worker index) on every worker; returns when all are done. The first
   // exception thrown by a task is rethrown here.
   void run(const std::function<void(int)>& task, const std::function<void()>& tick,
@@ -48,6 +62,7 @@ class WorkerPool {
       task_ = &task;
       running_ = static_cast<int>(workers_.size());
       error_ = nullptr;
+      phase_max_cpu_ = 0;
       ++generation_;
     }
     start_.notify_all();
@@ -58,6 +73,7 @@ class WorkerPool {
       lock.lock();
     }
     task_ = nullptr;
+    critical_path_seconds_ += phase_max_cpu_;
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -74,13 +90,16 @@ class WorkerPool {
         task = task_;
       }
       std::exception_ptr error;
+      const double cpu_before = thread_cpu_seconds();
       try {
         (*task)(index);
       } catch (...) {
         error = std::current_exception();
       }
+      const double cpu = thread_cpu_seconds() - cpu_before;
       {
         std::lock_guard<std::mutex> lock(mutex_);
+        phase_max_cpu_ = std::max(phase_max_cpu_, cpu);
         if (error && !error_) error_ = error;
         if (--running_ == 0) done_.notify_one();
       }
@@ -94,6 +113,8 @@ class WorkerPool {
   int running_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  double phase_max_cpu_ = 0;
+  double critical_path_seconds_ = 0;
   std::exception_ptr error_;
   std::vector<std::thread> workers_;
 };
