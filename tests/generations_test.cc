@@ -176,6 +176,34 @@ TEST(Kip279Generation, AFetchWithAStaleLeaderEpochIsServed) {
   }
 }
 
+// Leader 0 wrote records 1 and 2 (acks=1); follower 1 has both, follower 2 was dropped
+// from the ISR. Leadership moves to 1, whose epoch starts at offset 2 with HW 0, and
+// follower 2 fetches from it with an empty log.
+Scenario join_below_epoch_start(const std::vector<std::string>& overrides) {
+  Scenario s(with({"acks=1", "bounds.max_leader_moves=1"}, overrides));
+  EXPECT_TRUE(s.run({produce(0, 1), produce(0, 2), fetch(1, 0), fetch_response(1), fetch(1, 0), fetch_response(1),
+                     shrink_isr(0, 2), alter_partition(0), preferred_election(1), metadata_update(1),
+                     metadata_update(2), fetch(2, 1)}));
+  EXPECT_EQ(s.replica(1).epoch_start_offset, 2);
+  EXPECT_EQ(s.replica(1).hw, 0);
+  EXPECT_EQ(s.replica(1).fetch_offset[2], 0);
+  return s;
+}
+
+TEST(Kip320Generation, AnIsrJoinNeedsTheLeaderEpochStartOffset) {
+  Scenario s = join_below_epoch_start({});
+  EXPECT_EQ(s.replica(1).alter_pending, 0) << "offset 0 is at the HW but before the epoch start";
+}
+
+TEST(Kip279Generation, AFollowerAtTheHwJoinsTheIsrBeforeTheEpochStart) {
+  for (const auto& overrides : {std::vector<std::string>{"protocol=kip-279"},
+                                std::vector<std::string>{"fixes.isr_join_epoch_start=false"}}) {
+    Scenario s = join_below_epoch_start(overrides);
+    EXPECT_EQ(s.replica(1).alter_pending, 1) << overrides.back();
+    EXPECT_TRUE(contains(s.replica(1).alter_isr, 2)) << overrides.back();
+  }
+}
+
 // --- kip-320 -> kip-497 ----------------------------------------------------------------
 
 // Follower 2 reaches the LEO, follower 1 does not; the leader decides to drop 1.
