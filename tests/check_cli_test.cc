@@ -147,6 +147,18 @@ TEST(CheckCli, LimitsGiveIncompleteWithWhatWasVerified) {
   EXPECT_TRUE(contains(r.out, "--max-memory limit (1M)")) << r.out;
 }
 
+TEST(CheckCli, CtrlCStopsWithIncomplete) {
+  // The default model takes far longer than a second with one thread.
+  const std::string out = temp_path(".out");
+  const std::string script = std::string("'") + ISRCHECK_BINARY + "' check --threads 1 --quiet >'" + out +
+                             "' 2>&1 & pid=$!; sleep 1; kill -INT $pid; wait $pid";
+  const int status = std::system(script.c_str());  // std::system runs it with sh -c
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << slurp(out);
+  EXPECT_TRUE(contains(slurp(out), "incomplete because it was interrupted")) << slurp(out);
+  std::remove(out.c_str());
+}
+
 TEST(CheckCli, BadInputExitsTwoNamingTheOption) {
   Result r = run("check --max-memory 12Q");
   EXPECT_EQ(r.exit_code, 2);
