@@ -1,0 +1,97 @@
+// Cross-checks the two engines on the Kafka model: for small configurations known to be
+// unsafe, the exhaustive BFS (`isrcheck check`) finds a shortest counterexample, and the
+// random walks (`isrcheck simulate`) must find a violation of the same property whose
+// shrunk trace is nearly as short. A walker that misses bugs BFS sees, or a shrinker
+// that leaves long traces, fails here on the real model rather than on toy models.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "checker/bfs.h"
+#include "checker/random_walk.h"
+#include "spec/config.h"
+#include "spec/partition_model.h"
+
+namespace isr {
+namespace {
+
+struct UnsafeCase {
+  std::string name;
+  std::vector<std::string> overrides;
+};
+
+void PrintTo(const UnsafeCase& c, std::ostream* os) { *os << c.name; }
+
+// Step-by-step action names, so that a failing assertion shows both traces.
+std::string describe(const spec::PartitionModel& model, const std::vector<spec::Action>& actions) {
+  std::string out;
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    out += "  " + std::to_string(i + 1) + ". " + model.action_name(actions[i]) + "\n";
+  }
+  return out;
+}
+
+class SimulateVsCheck : public testing::TestWithParam<UnsafeCase> {};
+
+TEST_P(SimulateVsCheck, WalksFindTheSamePropertyWithANearlyShortestTrace) {
+  const spec::PartitionModel model(spec::load_config(nullptr, GetParam().overrides));
+
+  checker::BfsOptions bfs_options;
+  bfs_options.threads = 1;
+  const checker::BfsResult<spec::PartitionModel> exhaustive = checker::bfs(model, bfs_options);
+  ASSERT_EQ(exhaustive.verdict, checker::Verdict::Violated)
+      << "the case is meant to be unsafe; BFS explored " << exhaustive.distinct_states << " states";
+  const std::vector<spec::Action>& shortest = exhaustive.counterexample.actions;
+
+  checker::WalkOptions walk_options;
+  walk_options.walks = 20000;
+  walk_options.depth = 60;
+  walk_options.seed = 7;
+  walk_options.threads = 1;
+  const checker::WalkResult<spec::PartitionModel> walked = checker::simulate(model, walk_options);
+  ASSERT_EQ(walked.outcome, checker::WalkOutcome::kViolation)
+      << "no walk found a violation; BFS found " << exhaustive.property << " in "
+      << shortest.size() << " steps:\n"
+      << describe(model, shortest);
+  const checker::WalkViolation<spec::PartitionModel>& violation = *walked.violation;
+
+  EXPECT_EQ(violation.property, exhaustive.property)
+      << "simulate:\n" << describe(model, violation.shrunk.actions) << "check:\n"
+      << describe(model, shortest);
+  EXPECT_LE(violation.shrunk.actions.size(), shortest.size() + 2)
+      << "shrunk from " << violation.found.actions.size() << " steps to:\n"
+      << describe(model, violation.shrunk.actions) << "check's shortest:\n"
+      << describe(model, shortest);
+  // The shrunk trace must itself be a real execution ending in the violation.
+  spec::State state = violation.shrunk.initial;
+  for (const spec::Action& a : violation.shrunk.actions) {
+    bool enabled = false;
+    model.for_each_action(state, [&](const spec::Action& e) { enabled = enabled || e == a; });
+    ASSERT_TRUE(enabled) << model.action_name(a) << " is not enabled where the shrunk trace takes it";
+    state = model.next_state(state, a);
+  }
+  EXPECT_FALSE(model.properties()[violation.property_index].holds(model, state));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    UnsafeConfigurations, SimulateVsCheck,
+    // Each case pins one property: with the default list the two engines may report
+    // different properties (BFS the one violated at the smallest depth, a walk the first
+    // one its path happens to break), which says nothing about either engine.
+    testing::Values(
+        UnsafeCase{"acks_1", {"acks=1", "properties=no-committed-loss-globally"}},
+        // RF 2: with RF 3 the loss needs two ISR shrinks before any fetch, a schedule
+        // uniform random walks rarely take (none in 50,000 walks).
+        UnsafeCase{"min_isr_1",
+                   {"min_insync_replicas=1", "replication_factor=2", "properties=no-committed-loss-globally"}},
+        UnsafeCase{"unclean_election",
+                   {"unclean_leader_election=true", "faults.max_crashes=2", "faults.max_lossy_crashes=0",
+                    "properties=consistent-read"}},
+        UnsafeCase{"hw_truncation", {"protocol=hw-truncation", "properties=replication-quorum-superset"}}),
+    [](const testing::TestParamInfo<UnsafeCase>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace isr
