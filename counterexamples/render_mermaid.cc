@@ -89,6 +89,24 @@ class Diagram {
     return nullptr;
   }
 
+  // The entries a follower appended and the HW it ended with: "0:r1, HW 0".
+  static std::string fetched_text(const json& before, const json& after) {
+    const json& old_log = field(before, "log");
+    const json& new_log = field(after, "log");
+    std::string entries;
+    if (old_log.is_array() && new_log.is_array()) {
+      size_t common = 0;
+      while (common < old_log.size() && common < new_log.size() && old_log[common] == new_log[common]) {
+        ++common;
+      }
+      for (size_t i = common; i < new_log.size(); ++i) {
+        entries += (entries.empty() ? "" : " ") + entry_text(new_log[i]);
+      }
+    }
+    return (entries.empty() ? std::string("no records") : entries) + ", HW " +
+           compact(field(after, "hw"));
+  }
+
   static std::string initial_summary(const json& state) {
     const json& controller = field(state, "controller");
     if (!controller.is_object()) return "initial state";
@@ -159,11 +177,16 @@ class Diagram {
             n + "Fetch(offset " + compact(field(replica, "leo")) + ", epoch " +
                 compact(field(field(replica, "view"), "leader_epoch")) + ")");
       const json* g = node_in(after, follower);
-      if (g != nullptr && !field(field(*g, "replica"), "fetch_response").is_null()) {
-        const std::string text = in_flight_text(field(*g, "replica"));
+      const json& new_replica = g != nullptr ? field(*g, "replica") : field(json(), "none");
+      if (!field(new_replica, "fetch_response").is_null()) {
+        // The response is in flight; the follower handles it in a later FetchResponse.
+        const std::string text = in_flight_text(new_replica);
         const std::string prefix = "fetch response from " + node_name(leader) + ": ";
         arrow(who(leader), who(follower), true,
               text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text);
+      } else if (g != nullptr && new_replica != replica) {
+        // Fetch and response in one step: what the follower took from it.
+        arrow(who(leader), who(follower), true, "response: " + fetched_text(replica, new_replica));
       }
     } else if (kind == "FetchResponse") {
       note(who(node), n + "handle fetch response");

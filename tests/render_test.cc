@@ -220,6 +220,22 @@ TEST(RenderMermaid, IsASequenceDiagramWithEveryParticipant) {
             std::string::npos);
 }
 
+TEST(RenderMermaid, DrawsTheResponseOfAFetchHandledInTheSameStep) {
+  json trace = load_fixture(kLossTrace);
+  // Models with atomic fetches append at the follower in the Fetch step itself.
+  json& follower = trace["steps"][2]["state"]["nodes"][1]["replica"];
+  follower["fetch_response"] = nullptr;
+  follower["log"] = {{1, 1}};
+  follower["leo"] = 1;
+  for (size_t i = 3; i < trace["steps"].size(); ++i) {
+    trace["steps"][i]["state"]["nodes"][1]["replica"]["log"] = {{1, 1}};
+  }
+  const std::string diagram = render_mermaid(trace);
+  EXPECT_NE(diagram.find("N1->>N0: 2. Fetch(offset 0, epoch 1)\n  N0-->>N1: response: 1:r1, HW 0\n"),
+            std::string::npos)
+      << diagram;
+}
+
 // Every line is a statement mermaid's sequence-diagram grammar accepts, and no message
 // text holds the characters that end a statement (';') or start an entity ('#').
 void expect_valid_mermaid(const std::string& diagram) {
