@@ -297,8 +297,11 @@ class Engine {
     model_.for_each_action(s, [&](const Action& a) {
       const uint64_t action_index = index++;
       if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
-      const State successor = model_.next_state(s, a);
-      const Fingerprint fp = fingerprint_of(successor);
+      // The successor itself is dropped (materialize recomputes the new ones), so it can
+      // be canonicalized in place.
+      State successor = model_.next_state(s, a);
+      if (options_.symmetry) model_.canonicalize(successor);
+      const Fingerprint fp = fingerprint(successor);
       Fingerprint& recent = w.recent[fp & (kRecentSlots - 1)];
       if (recent == fp) return;
       recent = fp;

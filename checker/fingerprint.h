@@ -12,6 +12,11 @@
 #include <cstdint>
 #include <type_traits>
 
+// Inlined: states have a size known at compile time, which XXH3 specialises on, and the
+// call sits on the hottest path.
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 namespace isr::checker {
