@@ -221,11 +221,11 @@ void walk(const std::string& config_name) {
   check_structure(m, s, errors);
   check_canonical(m, s, errors);
   fail_on(errors, m, s);
-  const int steps = *rc::gen::inRange(0, kMaxSteps + 1);
+  const int steps = *uniform(0, kMaxSteps + 1);
   for (int i = 0; i < steps; ++i) {
     const std::vector<Action> actions = enabled_actions(m, s);
     if (actions.empty()) break;
-    const Action a = actions[*rc::gen::inRange<size_t>(0, actions.size())];
+    const Action a = actions[*uniform<size_t>(0, actions.size())];
     RC_LOG() << m.action_name(a) << "\n";
     const State t = m.next_state(s, a);
     check_structure(m, t, errors);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 
 #include "properties/catalog.h"
 #include "spec/config.h"
@@ -298,6 +299,14 @@ inline size_t explore(const PartitionModel& m, const State& from, const std::fun
     }
   }
   return seen.size();
+}
+
+// RapidCheck scales inRange by the test's size, so early runs would only ever take the
+// first enabled action and stop after a step or two; walks want the whole range from
+// the start (shrinking still moves towards `lo`).
+template <class T = int>
+auto uniform(T lo, T hi) {
+  return rc::gen::resize(100, rc::gen::inRange<T>(lo, hi));
 }
 
 // Configurations random walks cover: each a name and its --set overrides.

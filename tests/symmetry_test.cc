@@ -114,7 +114,7 @@ Perm random_perm(const Config& c) {
   Perm p = identity();
   for (const auto& group : interchangeable_groups(c)) {
     std::vector<uint8_t> image = group;
-    for (size_t i = image.size() - 1; i > 0; --i) std::swap(image[i], image[*rc::gen::inRange<size_t>(0, i + 1)]);
+    for (size_t i = image.size() - 1; i > 0; --i) std::swap(image[i], image[*uniform<size_t>(0, i + 1)]);
     for (size_t i = 0; i < group.size(); ++i) p[group[i]] = image[i];
   }
   return p;
@@ -158,7 +158,7 @@ void check_walk(const std::string& name) {
   const PartitionModel& m = model_named(name);
   const Config& c = m.config();
   State s = m.initial_states().at(0);
-  const int steps = *rc::gen::inRange(0, 41);
+  const int steps = *uniform(0, 41);
   for (int i = 0;; ++i) {
     const Perm p = random_perm(c);
     const State moved = relabel(c, p, s);
@@ -177,7 +177,7 @@ void check_walk(const std::string& name) {
       RC_ASSERT(same_bytes(m.next_state(moved, b), relabel(c, p, m.next_state(s, a))));
     }
     if (i == steps || actions.empty()) break;
-    const Action a = actions[*rc::gen::inRange<size_t>(0, actions.size())];
+    const Action a = actions[*uniform<size_t>(0, actions.size())];
     RC_LOG() << m.action_name(a) << "\n";
     s = m.next_state(s, a);
   }
