@@ -10,6 +10,8 @@
 //   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
 //      smallest key (the one a sequential BFS would meet first) and insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
+//      steps 1-3 run on waves of at most kWaveParents frontier states, in order, to
+//      bound the memory of candidates;
 //   4. materialize (parallel, chunks): recompute each new state from its parent and
 //      action index (cheaper than storing every candidate's state or action), check
 //      every property, collect bounds, and store it compressed (checker/state_store.h)
@@ -68,6 +70,10 @@ struct Candidate {
 // twice by the same thread is filed once (a thread meets keys in increasing order, so
 // the first one it files is its smallest).
 inline constexpr size_t kRecentSlots = 4096;
+
+// Frontier states expanded per wave (see search()): bounds the candidate buffers to
+// about 16 bytes x successors of this many states.
+inline constexpr size_t kWaveParents = size_t{1} << 18;
 
 // Visited-set lookups are cache misses on large sets. Successors wait in a small ring
 // after their slot is prefetched, so that several misses overlap.
@@ -180,16 +186,25 @@ class Engine {
         total += std::chrono::duration<double>(now - mark).count();
         mark = now;
       };
-      expand();
-      lap(phases_.expand);
-      if (abort_reason() != StopReason::None) {
-        verdict_ = Verdict::Incomplete;
-        stop_reason_ = abort_reason();
-        return;
+      // Waves of frontier states, in order: a wave's new states all come after those of
+      // the waves before it (their keys are larger), so deduplicating and inserting wave
+      // by wave keeps the sequential order, while the candidate buffers only ever hold
+      // one wave's successors.
+      new_.clear();
+      const size_t frontier_size = frontier_->size();
+      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kWaveParents;
+      for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
+        expand(wave, std::min(frontier_size, wave + wave_size));
+        lap(phases_.expand);
+        if (abort_reason() != StopReason::None) {
+          verdict_ = Verdict::Incomplete;
+          stop_reason_ = abort_reason();
+          return;
+        }
+        dedupe();
+        lap(phases_.dedupe);
+        order();
       }
-      dedupe();
-      lap(phases_.dedupe);
-      order();
       if (new_.empty()) {
         frontier_->reset(0);
         return;
@@ -263,10 +278,11 @@ class Engine {
     return std::clamp<size_t>(per_thread, 1, 256);
   }
 
-  void expand() {
-    const size_t n = frontier_->size();
-    const size_t chunk = chunk_size(n);
-    next_item_.store(0);
+  // Expands frontier positions [first, last).
+  void expand(size_t first, size_t last) {
+    const size_t n = last;
+    const size_t chunk = chunk_size(last - first);
+    next_item_.store(first);
     in_expand_ = true;
     pool_->run(
         [&](int t) {
@@ -392,11 +408,11 @@ class Engine {
   }
 
   // Merges the workers' survivor lists (each sorted by key) into the next level's order.
+  // Appends the wave's new states to new_ in key order.
   void order() {
     size_t total = 0;
     for (const auto& w : workers_) total += w->survivors.size();
-    new_.clear();
-    new_.reserve(total);
+    new_.reserve(new_.size() + total);
     std::vector<size_t> head(workers_.size(), 0);
     for (size_t k = 0; k < total; ++k) {
       size_t best = workers_.size();

@@ -57,6 +57,9 @@ struct BfsOptions {
   const std::atomic<bool>* interrupt = nullptr;  // set (e.g. by SIGINT) to stop early
   std::function<void(const BfsProgress&)> progress;  // called from the calling thread
   std::chrono::milliseconds progress_interval{1000};
+  // Frontier states expanded per wave (0: the default, 2^18). Smaller waves bound the
+  // memory of candidate successors more tightly; results never depend on it.
+  uint64_t wave_states = 0;
 };
 
 template <class M>

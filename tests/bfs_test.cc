@@ -417,6 +417,24 @@ void expect_same_for_all_thread_counts(const M& model, bool symmetry) {
   }
 }
 
+TEST(Bfs, WavesDoNotChangeTheResult) {
+  const MutexModel model(6, false, 4);
+  const auto whole = bfs(model, with(2));
+  for (uint64_t wave : {1, 7, 1000}) {
+    BfsOptions options = with(2);
+    options.wave_states = wave;
+    const auto r = bfs(model, options);
+    EXPECT_EQ(r.distinct_states, whole.distinct_states) << wave;
+    EXPECT_EQ(r.states_generated, whole.states_generated) << wave;
+    EXPECT_EQ(r.level_sizes, whole.level_sizes) << wave;
+    EXPECT_EQ(r.counterexample.action_indices, whole.counterexample.action_indices) << wave;
+  }
+  BfsOptions options = with(3, true);
+  options.wave_states = 5;
+  const auto waved = bfs(CounterModel(6, 5), options);
+  EXPECT_EQ(waved.distinct_states, binomial(11, 6));
+}
+
 TEST(Bfs, SameResultWithOneToFourThreads) {
   // Large enough (46656 states, 6^6) that every thread gets many chunks and shards.
   expect_same_for_all_thread_counts(CounterModel(6, 5), false);
