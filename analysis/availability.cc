@@ -1,0 +1,303 @@
+// Write availability after node failures, by reverse reachability in the explicit state
+// graph (see availability.h and docs/claims.md for the definitions).
+#include "analysis/availability.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/reverse_graph.hpp>
+
+#include "checker/state_graph.h"
+#include "counterexamples/trace.h"
+#include "spec/partition_model.h"
+#include "spec/queries.h"
+
+namespace isr::analysis {
+namespace {
+
+using spec::ActionKind;
+using spec::PartitionModel;
+using spec::State;
+
+// The partition model restricted to the failure scenario the analysis asks about:
+//   - failures are node stops of one kind (kill -9, or power loss when lossy) of the
+//     nodes allowed to fail; the budget is exactly `failures` (spec::FaultBudget);
+//   - no failed node restarts (Restart is never enabled): "after f failures" means f
+//     nodes are gone, and every step after the last failure is fault-free;
+//   - the cluster is healthy when the first failure hits: the leader proposes no ISR
+//     shrink before it. Without this, a follower could be dropped as slow before any
+//     failure, and "two failures" would include "a lagging follower plus two failures",
+//     a third unavailability in disguise (ISR shrinks after the first failure remain).
+// Everything else (produce, fetch, elections, metadata propagation, timeouts) is the
+// unchanged model, so every path of this model is a path of the partition model, and
+// traces replay on it.
+class FailureScenarioModel {
+ public:
+  using State = spec::State;
+  using Action = spec::Action;
+  using Property = checker::Property<State, FailureScenarioModel>;
+
+  FailureScenarioModel(const spec::Config& config, bool lossy, bool brokers_only)
+      : inner_(config), lossy_(lossy), brokers_only_(brokers_only) {}
+
+  const PartitionModel& inner() const { return inner_; }
+  const spec::Config& config() const { return inner_.config(); }
+
+  std::vector<State> initial_states() const { return inner_.initial_states(); }
+
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    inner_.for_each_action(s, [&](const Action& a) {
+      if (allowed(s, a)) sink(a);
+    });
+  }
+
+  State next_state(const State& s, const Action& a) const { return inner_.next_state(s, a); }
+  const std::vector<Property>& properties() const { return properties_; }
+  void canonicalize(State& s) const { inner_.canonicalize(s); }
+  std::string action_name(const Action& a) const { return inner_.action_name(a); }
+  std::string_view action_kind(const Action& a) const { return inner_.action_kind(a); }
+  std::vector<std::string_view> action_kinds() const { return inner_.action_kinds(); }
+  nlohmann::json action_to_json(const Action& a) const { return inner_.action_to_json(a); }
+  nlohmann::json state_to_json(const State& s) const { return inner_.state_to_json(s); }
+  nlohmann::json config_json() const { return inner_.config_json(); }
+
+ private:
+  bool allowed(const State& s, const Action& a) const {
+    switch (a.kind) {
+      case ActionKind::Restart:
+        return false;
+      case ActionKind::ShrinkIsr:
+        return s.faults.crashes > 0;
+      case ActionKind::Crash: {
+        const auto kind = static_cast<spec::StopKind>(a.arg);
+        if (kind != (lossy_ ? spec::StopKind::Power : spec::StopKind::Kill)) return false;
+        return !brokers_only_ || config().is_broker(a.node);
+      }
+      default:
+        return true;
+    }
+  }
+
+  PartitionModel inner_;
+  bool lossy_;
+  bool brokers_only_;
+  std::vector<Property> properties_;  // none: the analysis is not a safety check
+};
+
+static_assert(checker::Model<FailureScenarioModel>);
+
+// Internal classes: the four public ones, and two that stay out of the verdict.
+enum class Klass : uint8_t {
+  Available,
+  NotEnoughReplicas,
+  NoEligibleLeader,
+  NoControllerQuorum,
+  BoundLimited,  // unavailable, but an epoch bound may be why
+  Unexplained,   // unavailable with none of the three causes (transient, or a gap)
+  Outside,       // not every failure has happened, or no record is left to write
+};
+
+WriteAvailability public_class(Klass k) { return static_cast<WriteAvailability>(k); }
+
+// The cause of unavailability, read from the controller's committed metadata (what the
+// brokers converge to): no quorum first, since without one nothing else can change.
+Klass cause(const spec::Config& c, const State& s) {
+  if (!spec::rules::quorum_available(c, s)) return Klass::NoControllerQuorum;
+  const spec::ControllerState& ctl = s.controller;
+  if (ctl.leader == spec::kNoNode || !s.nodes[ctl.leader].alive) return Klass::NoEligibleLeader;
+  if (spec::size(ctl.isr) < c.min_insync_replicas) return Klass::NotEnoughReplicas;
+  return Klass::Unexplained;
+}
+
+// Marks every vertex from which some vertex in `marked` is reachable (reverse BFS on the
+// Boost graph), in place.
+void reverse_reachable(const checker::StateGraphBoost& g, std::vector<char>& marked) {
+  const auto reversed = boost::make_reverse_graph(g);
+  std::deque<size_t> queue;
+  for (size_t v = 0; v < marked.size(); ++v)
+    if (marked[v]) queue.push_back(v);
+  while (!queue.empty()) {
+    const size_t v = queue.front();
+    queue.pop_front();
+    for (auto [e, end] = boost::out_edges(v, reversed); e != end; ++e) {
+      const size_t u = boost::target(*e, reversed);
+      if (!marked[u]) {
+        marked[u] = 1;
+        queue.push_back(u);
+      }
+    }
+  }
+}
+
+int count_failable(const spec::Config& c, bool brokers_only) {
+  int n = 0;
+  for (int node = 0; node < c.nodes(); ++node) {
+    const bool matters = node < c.replication_factor || c.is_voter(node);
+    if (matters && (!brokers_only || c.is_broker(node))) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string_view availability_name(WriteAvailability a) {
+  switch (a) {
+    case WriteAvailability::Available: return "available";
+    case WriteAvailability::NotEnoughReplicas: return "not-enough-replicas";
+    case WriteAvailability::NoEligibleLeader: return "no-eligible-leader";
+    case WriteAvailability::NoControllerQuorum: return "no-controller-quorum";
+  }
+  return "unknown";
+}
+
+bool parse_availability(std::string_view name, WriteAvailability& out) {
+  for (WriteAvailability a : {WriteAvailability::Available, WriteAvailability::NotEnoughReplicas,
+                              WriteAvailability::NoEligibleLeader, WriteAvailability::NoControllerQuorum}) {
+    if (availability_name(a) == name) {
+      out = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+AvailabilityReport analyze_availability(const spec::Config& config, const AvailabilityOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.failing_nodes != "any" && options.failing_nodes != "brokers") {
+    throw spec::ConfigError("failing_nodes", "expected \"any\" or \"brokers\", got \"" + options.failing_nodes + "\"");
+  }
+  const bool brokers_only = options.failing_nodes == "brokers";
+  const int failable = count_failable(config, brokers_only);
+  if (options.failures < 0 || options.failures > failable) {
+    throw spec::ConfigError("failures", "expected 0.." + std::to_string(failable) +
+                                            " (the nodes that may fail), got " + std::to_string(options.failures));
+  }
+
+  spec::Config c = config;
+  c.faults.max_crashes = options.failures;
+  c.faults.max_lossy_crashes = options.lossy ? options.failures : 0;
+  c.faults.max_disk_losses = 0;
+  c.faults.max_clean_shutdowns = 0;
+  c.faults.max_network_cuts = 0;
+  const FailureScenarioModel model(c, options.lossy, brokers_only);
+
+  checker::StateGraphOptions graph_options;
+  graph_options.symmetry = options.symmetry;
+  graph_options.max_states = options.max_states;
+  const checker::StateGraph<FailureScenarioModel> graph = checker::explore_state_graph(model, graph_options);
+  const checker::StateGraphBoost boost_graph = graph.to_boost();
+  const size_t n = graph.vertex_count();
+
+  AvailabilityReport report;
+  report.graph_states = n;
+  report.graph_edges = graph.edge_count();
+  report.complete = graph.complete;
+
+  // The write of a state: the next record the producer has not sent yet. Records are
+  // sent in order and `current` never decreases, so "record r acknowledged" is a fixed
+  // target per record, and the states that can acknowledge r are one reverse search.
+  const int records = c.bounds.max_records;
+  std::vector<std::vector<char>> can_ack(static_cast<size_t>(records) + 1);
+  for (int r = 1; r <= records; ++r) {
+    std::vector<char>& marked = can_ack[static_cast<size_t>(r)];
+    marked.assign(n, 0);
+    for (size_t v = 0; v < n; ++v) {
+      marked[v] = graph.states[v].producer.outcome[r - 1] == static_cast<uint8_t>(spec::SendOutcome::Acked);
+    }
+    reverse_reachable(boost_graph, marked);
+  }
+  // States from which an election or partition change beyond the epoch bounds is
+  // reachable: there the model stops enumerating changes Kafka would make.
+  std::vector<char> bound_limited(n, 0);
+  for (size_t v = 0; v < n; ++v) {
+    const spec::ControllerState& ctl = graph.states[v].controller;
+    bound_limited[v] = ctl.leader_epoch >= c.bounds.max_leader_epoch ||
+                       ctl.partition_epoch >= c.bounds.max_partition_epoch;
+  }
+  reverse_reachable(boost_graph, bound_limited);
+
+  std::vector<Klass> klass(n, Klass::Outside);
+  for (size_t v = 0; v < n; ++v) {
+    const State& s = graph.states[v];
+    const int next_record = s.producer.current + 1;
+    if (s.faults.crashes != options.failures || next_record > records) continue;
+    if (can_ack[static_cast<size_t>(next_record)][v]) {
+      klass[v] = Klass::Available;
+    } else if (bound_limited[v]) {
+      klass[v] = Klass::BoundLimited;
+    } else {
+      klass[v] = cause(c, s);
+    }
+  }
+  // Settled: no fault-free path changes the class. A change into BoundLimited does not
+  // count (that class is an artefact of the bounds), and the search does not go through
+  // such states. States outside the domain are left behind for good (crashes and the
+  // record counter never decrease), so they end nothing.
+  std::vector<char> unsettled(n, 0);
+  for (const checker::StateGraphEdge& e : graph.edges) {
+    const Klass from = klass[e.source];
+    const Klass to = klass[e.target];
+    if (from == Klass::Outside || from == Klass::BoundLimited) continue;
+    if (to == Klass::Outside || to == Klass::BoundLimited) continue;
+    if (from != to) unsettled[e.source] = 1;
+  }
+  {
+    const auto reversed = boost::make_reverse_graph(boost_graph);
+    std::deque<size_t> queue;
+    for (size_t v = 0; v < n; ++v)
+      if (unsettled[v]) queue.push_back(v);
+    while (!queue.empty()) {
+      const size_t v = queue.front();
+      queue.pop_front();
+      for (auto [e, end] = boost::out_edges(v, reversed); e != end; ++e) {
+        const size_t u = boost::target(*e, reversed);
+        if (unsettled[u] || klass[u] == Klass::Outside || klass[u] == Klass::BoundLimited) continue;
+        unsettled[u] = 1;
+        queue.push_back(u);
+      }
+    }
+  }
+
+  for (WriteAvailability a : {WriteAvailability::Available, WriteAvailability::NotEnoughReplicas,
+                              WriteAvailability::NoEligibleLeader, WriteAvailability::NoControllerQuorum}) {
+    report.states_by_class[std::string(availability_name(a))] = 0;
+  }
+  // The witness: the settled state of the worst class nearest to an initial state (the
+  // first in BFS order among the nearest, so the same on every run).
+  size_t witness = std::numeric_limits<size_t>::max();
+  for (size_t v = 0; v < n; ++v) {
+    const Klass k = klass[v];
+    if (k == Klass::Outside) continue;
+    if (k == Klass::BoundLimited) {
+      ++report.bound_limited_states;
+      continue;
+    }
+    if (unsettled[v]) continue;
+    if (k == Klass::Unexplained) {
+      ++report.unexplained_states;
+      continue;
+    }
+    ++report.states_by_class[std::string(availability_name(public_class(k)))];
+    ++report.settled_states;
+    if (public_class(k) > report.verdict) {
+      report.verdict = public_class(k);
+      witness = v;
+    }
+  }
+  if (report.verdict != WriteAvailability::Available) {
+    const auto path = graph.path_to(model, static_cast<uint32_t>(witness),
+                                    "availability:" + std::string(availability_name(report.verdict)));
+    report.witness_steps = static_cast<int>(path.actions.size());
+    report.witness_trace = counterexamples::trace_to_json(model, path, "availability");
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace isr::analysis
