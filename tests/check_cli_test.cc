@@ -2,54 +2,24 @@
 // the summary, --json, a --trace-out file that `isrcheck replay` reproduces, and results
 // that do not depend on --threads.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/trace_test_support.h"
 
 namespace {
 
 // No crashes: small (about 12 thousand states up to symmetry), and every property holds.
 const std::string kNoFaults = "--set faults.max_crashes=0 --set faults.max_lossy_crashes=0";
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string temp_path(const std::string& suffix) {
-  static int counter = 0;
-  return ::testing::TempDir() + "isrcheck_check_test_" + std::to_string(getpid()) + "_" +
-         std::to_string(counter++) + suffix;
-}
-
-Result run(const std::string& args) {
-  const std::string base = temp_path("");
-  const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" + base +
-                              ".out' 2>'" + base + ".err' </dev/null";
-  const int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
-}
+// The binary runner shared by the tests that drive `isrcheck` (tests/trace_test_support.h).
+using Result = isr::trace_test::Run;
+using isr::trace_test::slurp;
+using isr::trace_test::temp_path;
+Result run(const std::string& args) { return isr::trace_test::run_isrcheck(args); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -1,12 +1,7 @@
 // The `isrcheck` binary end to end: describe, list, and the exit code 2 contract for bad
 // input (the message on stderr names the field at fault).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,43 +10,15 @@
 
 #include "properties/catalog.h"
 #include "spec/config.h"
+#include "tests/trace_test_support.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A file name no other test process uses (ctest runs tests in parallel).
-std::string temp_path(const std::string& suffix) {
-  static int counter = 0;
-  return ::testing::TempDir() + "isrcheck_cli_test_" + std::to_string(getpid()) + "_" +
-         std::to_string(counter++) + suffix;
-}
-
-// Runs the binary with `args` (already shell-quoted where needed).
-Result run(const std::string& args) {
-  const std::string base = temp_path("");
-  const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" +
-                              base + ".out' 2>'" + base + ".err' </dev/null";
-  const int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
-}
+// The binary runner shared by the tests that drive `isrcheck` (tests/trace_test_support.h).
+using Result = isr::trace_test::Run;
+using isr::trace_test::slurp;
+using isr::trace_test::temp_path;
+Result run(const std::string& args) { return isr::trace_test::run_isrcheck(args); }
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

@@ -2,53 +2,22 @@
 // 0/1/2/3, the shrunk trace file is a valid, replayable v1 trace, results do not depend
 // on --threads, and weights reach the engine.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "counterexamples/trace_check.h"
+#include "tests/trace_test_support.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string temp_path(const std::string& suffix) {
-  static int counter = 0;
-  return ::testing::TempDir() + "isrcheck_simulate_test_" + std::to_string(getpid()) + "_" +
-         std::to_string(counter++) + suffix;
-}
-
-Result run(const std::string& args) {
-  const std::string base = temp_path("");
-  const std::string command = std::string("'") + ISRCHECK_BINARY + "' " + args + " >'" +
-                              base + ".out' 2>'" + base + ".err' </dev/null";
-  const int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
-  return r;
-}
+// The binary runner shared by the tests that drive `isrcheck` (tests/trace_test_support.h).
+using Result = isr::trace_test::Run;
+using isr::trace_test::slurp;
+using isr::trace_test::temp_path;
+Result run(const std::string& args) { return isr::trace_test::run_isrcheck(args); }
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
