@@ -4,6 +4,8 @@
 // shrunk trace is nearly as short. A walker that misses bugs BFS sees, or a shrinker
 // that leaves long traces, fails here on the real model rather than on toy models.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,8 @@ namespace {
 struct UnsafeCase {
   std::string name;
   std::vector<std::string> overrides;
+  // Action-kind weights for the walks, as a user would pass with --weights; empty: uniform.
+  std::map<std::string, double, std::less<>> weights = {};
 };
 
 void PrintTo(const UnsafeCase& c, std::ostream* os) { *os << c.name; }
@@ -51,6 +55,7 @@ TEST_P(SimulateVsCheck, WalksFindTheSamePropertyWithANearlyShortestTrace) {
   walk_options.depth = 60;
   walk_options.seed = 7;
   walk_options.threads = 1;
+  walk_options.weights = GetParam().weights;
   const checker::WalkResult<spec::PartitionModel> walked = checker::simulate(model, walk_options);
   ASSERT_EQ(walked.outcome, checker::WalkOutcome::kViolation)
       << "no walk found a violation; BFS found " << exhaustive.property << " in "
@@ -90,7 +95,18 @@ INSTANTIATE_TEST_SUITE_P(
         UnsafeCase{"unclean_election",
                    {"unclean_leader_election=true", "faults.max_crashes=2", "faults.max_lossy_crashes=0",
                     "properties=consistent-read"}},
-        UnsafeCase{"hw_truncation", {"protocol=hw-truncation", "properties=replication-quorum-superset"}}),
+        UnsafeCase{"hw_truncation", {"protocol=hw-truncation", "properties=replication-quorum-superset"}},
+        UnsafeCase{"acks_0", {"acks=0", "properties=no-committed-loss-globally"}},
+        // Before KIP-497 the leader shrinks its own ISR view at once, ahead of the controller.
+        UnsafeCase{"kip_320_isr_view", {"protocol=kip-320", "properties=replication-quorum-superset"}},
+        // The longest case (12 steps): the acked record must be truncated by an unclean
+        // leader, not merely unread, so the walk must crash two brokers in the right order.
+        // Uniform walks spend their steps on reads and timeouts (none found in 20,000
+        // walks); a user hunting acked loss turns those off, as this case does.
+        UnsafeCase{"unclean_election_acked_loss",
+                   {"unclean_leader_election=true", "faults.max_crashes=2", "faults.max_lossy_crashes=0",
+                    "properties=no-acked-loss"},
+                   {{"Consume", 0.0}, {"ProduceTimeout", 0.0}}}),
     [](const testing::TestParamInfo<UnsafeCase>& info) { return info.param.name; });
 
 }  // namespace
