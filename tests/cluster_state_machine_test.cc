@@ -2,7 +2,8 @@
 // replication factor up to 7) than the exhaustive checks can reach: RapidCheck generates
 // sequences of enabled model actions, checks after every step the properties that the
 // configuration's protocol generation guarantees, and shrinks a failing sequence to a
-// short one printed as action names, step by step.
+// short one, printed as a trace in our format (rendered, then as trace JSON v1, which
+// `isrcheck replay` and `render` read).
 //
 // Which properties each generation guarantees (safe family: acks=all, min ISR >= 2,
 // unclean election off, kill -9 crashes only, which keep the page cache). Found with
@@ -20,13 +21,19 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
+#include <nlohmann/json.hpp>
 
+#include "checker/counterexample.h"
+#include "counterexamples/render.h"
+#include "counterexamples/trace.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
 
@@ -43,19 +50,22 @@ struct Cluster {
   State state;
 };
 
-// The system under test: the same model driven independently, with the steps taken so
-// far (action names) for failure messages.
+// The system under test: the same model driven independently, with the execution so far
+// for failure messages.
 struct ClusterRun {
   std::shared_ptr<const PartitionModel> model;
-  State state;
-  std::vector<std::string> trace;
+  checker::Counterexample<PartitionModel> execution;  // states[0] is the initial state
 
-  std::string trace_text() const {
-    std::string out = "  0. Init\n";
-    for (std::size_t i = 0; i < trace.size(); ++i) {
-      out += "  " + std::to_string(i + 1) + ". " + trace[i] + "\n";
-    }
-    return out;
+  ClusterRun(std::shared_ptr<const PartitionModel> m, const State& initial) : model(std::move(m)) {
+    execution.states.push_back(initial);
+  }
+  const State& state() const { return execution.states.back(); }
+
+  // The execution as a trace in our format: rendered for people, then the JSON.
+  std::string trace_text(std::string_view property) {
+    execution.property = std::string(property);
+    const nlohmann::json trace = counterexamples::trace_to_json(*model, execution, "rapidcheck");
+    return counterexamples::render_text(trace) + "trace JSON:\n" + trace.dump() + "\n";
   }
 };
 
@@ -89,13 +99,14 @@ struct TakeAction : rc::state::Command<Cluster, ClusterRun> {
   }
 
   void run(const Cluster& cluster, ClusterRun& run) const override {
-    run.trace.push_back(name);
-    run.state = run.model->next_state(run.state, action);
+    const State next = run.model->next_state(run.state(), action);
+    run.execution.actions.push_back(action);
+    run.execution.states.push_back(next);
     const State expected = cluster.model->next_state(cluster.state, action);
-    RC_ASSERT(std::memcmp(&expected, &run.state, sizeof(State)) == 0);
+    RC_ASSERT(std::memcmp(&expected, &next, sizeof(State)) == 0);
     for (const auto& property : run.model->properties()) {
-      if (!property.holds(*run.model, run.state)) {
-        RC_FAIL("property " + std::string(property.name) + " violated after:\n" + run.trace_text());
+      if (!property.holds(*run.model, next)) {
+        RC_FAIL("property " + std::string(property.name) + " violated:\n" + run.trace_text(property.name));
       }
     }
   }
@@ -139,7 +150,7 @@ void check_generation(const std::string& protocol) {
   const std::vector<std::string> overrides = safe_configuration(protocol);
   auto model = std::make_shared<const PartitionModel>(spec::load_config(nullptr, overrides));
   const State initial = model->initial_states().front();
-  ClusterRun run{model, initial, {}};
+  ClusterRun run(model, initial);
   rc::state::check(Cluster{model, initial}, run, rc::state::gen::execOneOfWithArgs<TakeAction>());
 }
 
@@ -166,10 +177,15 @@ TEST(ClusterStateMachine, CatchesAcknowledgedLossUnderAcksOne) {
       nullptr, {"acks=1", "brokers=5", "replication_factor=3", "properties=no-acked-loss"}));
   const State initial = model->initial_states().front();
   const rc::detail::TestResult result = rc::detail::checkTestable([&] {
-    ClusterRun run{model, initial, {}};
+    ClusterRun run(model, initial);
     rc::state::check(Cluster{model, initial}, run, rc::state::gen::execOneOfWithArgs<TakeAction>());
   });
-  EXPECT_TRUE(result.is<rc::detail::FailureResult>());
+  rc::detail::FailureResult failure;
+  ASSERT_TRUE(result.match(failure));
+  // The shrunk failure is reported in our trace format, ready for `isrcheck replay`.
+  EXPECT_NE(failure.description.find("\"format\":\"isrcheck-trace\""), std::string::npos)
+      << failure.description;
+  EXPECT_NE(failure.description.find("no-acked-loss"), std::string::npos);
 }
 
 }  // namespace
