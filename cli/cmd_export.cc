@@ -1,0 +1,75 @@
+// `isrcheck export TRACE --format scenario|gtest|itf [--out FILE]`: turns a trace into
+// an implementation-neutral scenario (JSON), a GoogleTest file driving that scenario
+// through ClusterUnderTest, or an Informal Trace Format file (docs/scenarios.md).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "counterexamples/export_gtest.h"
+#include "counterexamples/export_itf.h"
+#include "counterexamples/export_scenario.h"
+#include "counterexamples/trace_check.h"
+
+namespace isr::cli {
+namespace {
+
+struct ExportOptions {
+  std::string trace_file;
+  std::string format = "scenario";
+  std::string out;   // empty: stdout
+  std::string name;  // empty: from the file name
+};
+
+const char* const kFormats[] = {"scenario", "gtest", "itf"};
+
+void run_export(const ExportOptions& options) {
+  using namespace counterexamples;
+  const std::string& f = options.format;
+  if (f != "scenario" && f != "gtest" && f != "itf") {
+    throw UsageError("--format", "unknown format \"" + f + "\"; allowed: scenario, gtest, itf");
+  }
+  std::string name = options.name;
+  if (name.empty()) {
+    name = std::filesystem::path(options.trace_file).stem().string();
+  }
+  std::string text;
+  try {
+    const nlohmann::json trace = read_trace_file(options.trace_file);
+    check_trace(trace);
+    if (f == "itf") {
+      text = trace_to_itf(trace).dump(1) + "\n";
+    } else {
+      const nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
+      text = f == "scenario" ? scenario.dump(2) + "\n" : scenario_to_gtest(scenario);
+    }
+  } catch (const TraceFormatError& e) {
+    throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field, e.message);
+  }
+  if (options.out.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(options.out);
+  if (!out || !(out << text) || !out.flush()) throw UsageError("--out", "cannot write " + options.out);
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  CLI::App* command = app.add_subcommand(
+      "export", "Export a trace as a scenario for real clusters (JSON), a GoogleTest file, or ITF");
+  command->add_option("trace", options->trace_file, "Trace JSON file (docs/trace-format.md)")->required();
+  command->add_option("--format", options->format, "scenario, gtest or itf (docs/scenarios.md)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kFormats), std::end(kFormats))))
+      ->capture_default_str();
+  command->add_option("--out", options->out, "Write to this file instead of stdout");
+  command->add_option("--name", options->name, "Scenario name (default: the trace file's name)");
+  command->callback([options] { run_export(*options); });
+}
+
+}  // namespace isr::cli

@@ -1,0 +1,63 @@
+// Our own adapter for generated scenario tests: a ClusterUnderTest (cluster_under_test.h)
+// that drives the partition model instead of a real cluster.
+//
+// Client operations and faults map to the model's actions of the same kind (a Produce to
+// the named broker, a Crash of the named kind, ...). A wait searches, breadth first over
+// the model's internal actions only (fetches, ISR changes, elections, metadata updates,
+// flushes), for the nearest state that meets the condition; when the condition carries
+// the digest of the state the trace reached, the state with that digest is preferred, so
+// that the model follows the trace even where observables do not tell states apart.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "counterexamples/cluster_under_test.h"
+#include "spec/config.h"
+#include "spec/partition_model.h"
+#include "spec/state.h"
+
+namespace isr::counterexamples {
+
+class ModelCluster : public cut::ClusterUnderTest {
+ public:
+  // Starts from the model's first initial state.
+  explicit ModelCluster(spec::Config config);
+
+  // The model of a scenario document: its source.model_config. Throws spec::ConfigError.
+  static std::unique_ptr<ModelCluster> from_scenario(const nlohmann::json& scenario);
+
+  cut::SendResult produce(int record, int broker) override;
+  cut::SendResult expire_send(int record) override;
+  std::optional<int> consume(int offset, int broker) override;
+  void crash(int node, cut::CrashKind kind, std::optional<int> leader_after) override;
+  void restart(int node) override;
+  void cut(int node, cut::NetworkSide side) override;
+  void heal(int node, cut::NetworkSide side) override;
+  void elect_preferred(int leader) override;
+  cut::PartitionObservation describe_partition() override;
+  bool wait_until(const cut::Condition& c, std::string* why) override;
+
+  const spec::State& state() const { return state_; }
+  const spec::PartitionModel& model() const { return model_; }
+
+  // Bound on the states one wait may visit.
+  static constexpr size_t kMaxWaitStates = 200000;
+
+ private:
+  // Takes the enabled action whose JSON has every field of `wanted`; throws
+  // std::runtime_error listing the enabled actions when there is none.
+  void take(const nlohmann::json& wanted);
+  cut::SendResult send_result(int record) const;
+
+  spec::PartitionModel model_;
+  spec::State state_;
+};
+
+// The observation of a partition-model state, as the scenario's observables define it.
+cut::PartitionObservation observe(const spec::PartitionModel& model, const spec::State& s);
+
+}  // namespace isr::counterexamples

@@ -1,0 +1,364 @@
+// Tests of the exports (docs/scenarios.md): scenario contents for known counterexamples
+// (operations, expected errors, waits), the model adapter driving a scenario, the ITF
+// structure, the `export` and `tests` commands, and covering test generation. That a
+// generated GoogleTest file compiles and passes against the model adapter is checked by
+// the build itself (CMakeLists.txt, "generated scenario tests").
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/covering_tests.h"
+#include "analysis/verify.h"
+#include "counterexamples/cluster_under_test.h"
+#include "counterexamples/export_gtest.h"
+#include "counterexamples/export_itf.h"
+#include "counterexamples/export_scenario.h"
+#include "counterexamples/model_cluster.h"
+#include "counterexamples/replay.h"
+#include "counterexamples/trace_check.h"
+#include "spec/config.h"
+#include "spec/partition_model.h"
+#include "trace_test_support.h"
+
+namespace isr {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+using trace_test::run_isrcheck;
+using trace_test::write_temp;
+
+// The shortest counterexample of a small unsafe configuration, from the model itself.
+json counterexample(const std::vector<std::string>& overrides) {
+  const spec::Config config = spec::load_config(nullptr, overrides);
+  const analysis::VerifyOutcome outcome = analysis::verify(config);
+  EXPECT_EQ(outcome.verdict, checker::Verdict::Violated);
+  return outcome.trace;
+}
+
+// acks=1: the leader acks record 1 alone and dies (kill -9); N1 takes over without it.
+const json& acks1_trace() {
+  static const json trace = counterexample({"acks=1", "faults.max_lossy_crashes=0"});
+  return trace;
+}
+
+// RF 2, min ISR 1, unclean election: record 1 is acked by the leader alone after the
+// ISR shrank, the leader crashes, and the other replica is elected uncleanly.
+const json& unclean_trace() {
+  static const json trace =
+      counterexample({"brokers=2", "replication_factor=2", "min_insync_replicas=1",
+                      "unclean_leader_election=true", "faults.max_lossy_crashes=0"});
+  return trace;
+}
+
+std::vector<std::string> ops_of(const ordered_json& scenario) {
+  std::vector<std::string> ops;
+  for (const auto& step : scenario.at("steps")) ops.push_back(step.at("op").get<std::string>());
+  return ops;
+}
+
+// Runs a scenario's steps against the model adapter, as a generated test would.
+void run_on_model(const ordered_json& scenario) {
+  auto cluster = counterexamples::ModelCluster::from_scenario(json::parse(scenario.dump()));
+  auto condition = [](const ordered_json& until, const ordered_json& model) {
+    cut::Condition c;
+    c.leader = until.at("leader").is_null() ? cut::kNone : until["leader"].get<int>();
+    c.leader_epoch = until.at("leader_epoch").get<int>();
+    c.isr = until.at("isr").get<std::vector<int>>();
+    c.hw = until.at("hw").is_null() ? cut::kNone : until["hw"].get<int>();
+    for (const auto& [id, r] : until.at("replicas").items()) c.replicas[std::stoi(id)].leo = r.at("leo").get<int>();
+    c.model_state = model.at("state").get<std::string>();
+    c.model_steps = model.at("steps").get<int>();
+    return c;
+  };
+  std::string why;
+  for (const auto& step : scenario.at("steps")) {
+    const std::string op = step.at("op");
+    if (op == "produce") {
+      EXPECT_STREQ(cut::send_result_name(cluster->produce(step["record"], step["broker"])),
+                   step["expect"].get<std::string>().c_str());
+    } else if (op == "crash") {
+      ASSERT_EQ(step["kind"], "kill");
+      cluster->crash(step["node"], cut::CrashKind::Kill, std::nullopt);
+    } else if (op == "restart") {
+      cluster->restart(step["node"]);
+    } else if (op == "wait") {
+      ASSERT_TRUE(cluster->wait_until(condition(step["until"], step["model"]), &why)) << why;
+      EXPECT_TRUE(cut::mismatches(condition(step["until"], step["model"]), cluster->describe_partition()).empty());
+    } else {
+      FAIL() << "unexpected op " << op;
+    }
+  }
+}
+
+TEST(ExportScenario, Acks1LeaderLossBecomesProduceCrashAndOneWait) {
+  const ordered_json s = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  EXPECT_EQ(s["format"], "isrcheck-scenario");
+  EXPECT_EQ(s["clients"]["producer"]["acks"], "1");
+  EXPECT_EQ(s["topic"]["replication_factor"], 3);
+  EXPECT_EQ(s["cluster"]["broker_config"]["min.insync.replicas"], "2");
+  EXPECT_EQ(s["cluster"]["features"]["eligible.leader.replicas.version"], 1);
+  ASSERT_EQ(ops_of(s), (std::vector<std::string>{"produce", "crash", "wait"}));
+  const ordered_json& produce = s["steps"][0];
+  EXPECT_EQ(produce["record"], 1);
+  EXPECT_EQ(produce["broker"], 0);
+  EXPECT_EQ(produce["expect"], "acked");  // acks=1: the leader alone acknowledges
+  const ordered_json& crash = s["steps"][1];
+  EXPECT_EQ(crash["node"], 0);
+  EXPECT_EQ(crash["kind"], "kill");
+  // The controller's reaction collapses into one wait on the new leader.
+  const ordered_json& wait = s["steps"][2];
+  EXPECT_EQ(wait["until"]["leader"], 1);
+  EXPECT_GT(wait["until"]["leader_epoch"].get<int>(), 0);
+  EXPECT_EQ(wait["until"]["replicas"]["1"]["log"], ordered_json::array());
+  EXPECT_EQ(wait["until"]["replicas"]["0"]["alive"], false);
+  EXPECT_EQ(wait["until"]["sends"]["1"], "acked");
+  bool fenced = false;
+  for (const auto& name : wait["internal"]) fenced = fenced || name.get<std::string>().rfind("FenceBroker", 0) == 0;
+  EXPECT_TRUE(fenced) << wait["internal"].dump();
+  EXPECT_EQ(wait["trace_steps"].size(), wait["internal"].size());
+  EXPECT_EQ(wait["model"]["steps"], wait["internal"].size());
+  // The expected observations: the acked record is missing on the new leader.
+  const ordered_json& expected = s["expected"];
+  EXPECT_EQ(expected["sends"]["1"], "acked");
+  EXPECT_EQ(expected["records"]["acked_missing_on_leader"], ordered_json::array({1}));
+  EXPECT_EQ(expected["records"]["must_be_present"], ordered_json::array({1}));
+  EXPECT_EQ(expected["violation"]["property"], "no-acked-loss");
+  EXPECT_NE(expected["violation"]["observed_as"].get<std::string>().find("record(s) 1"), std::string::npos);
+  EXPECT_NE(expected["violation"]["explanation"].get<std::string>().find("record 1"), std::string::npos);
+}
+
+TEST(ExportScenario, PendingAcksAllSendIsAckedInsideAWait) {
+  const ordered_json s = counterexamples::trace_to_scenario(unclean_trace(), "unclean");
+  EXPECT_EQ(s["clients"]["producer"]["acks"], "all");
+  EXPECT_EQ(s["cluster"]["broker_config"]["unclean.leader.election.enable"], "true");
+  const std::vector<std::string> ops = ops_of(s);
+  ASSERT_GE(ops.size(), 4u);
+  EXPECT_EQ(ops.front(), "produce");
+  EXPECT_EQ(s["steps"][0]["expect"], "pending");  // acks=all waits for the ISR
+  EXPECT_EQ(ops.back(), "wait");
+  // Some wait sees the ISR shrink to the leader and the send acknowledged.
+  bool acked_in_wait = false;
+  for (const auto& step : s["steps"]) {
+    if (step["op"] == "wait" && step["until"]["sends"]["1"] == "acked" && step["until"]["isr"] == ordered_json::array({0})) {
+      acked_in_wait = true;
+    }
+  }
+  EXPECT_TRUE(acked_in_wait) << s["steps"].dump(1);
+  // Waits and operations alternate: two waits never follow each other.
+  for (size_t i = 1; i < ops.size(); ++i) EXPECT_FALSE(ops[i] == "wait" && ops[i - 1] == "wait");
+  EXPECT_EQ(s["expected"]["final"]["leader"], 1);
+  EXPECT_EQ(s["expected"]["records"]["acked_missing_on_leader"], ordered_json::array({1}));
+}
+
+TEST(ExportScenario, ModelAdapterReproducesTheScenario) {
+  run_on_model(counterexamples::trace_to_scenario(acks1_trace(), "acks1"));
+  run_on_model(counterexamples::trace_to_scenario(unclean_trace(), "unclean"));
+}
+
+TEST(ExportScenario, ModelAdapterReportsAnUnreachableCondition) {
+  counterexamples::ModelCluster cluster(spec::load_config(nullptr, {}));
+  cut::Condition c;
+  c.leader = 2;
+  c.leader_epoch = 9;  // beyond the epoch bound: never reachable
+  std::string why;
+  EXPECT_FALSE(cluster.wait_until(c, &why));
+  EXPECT_NE(why.find("leader_epoch: expected 9"), std::string::npos) << why;
+  // Reachable without any fault: the initial state itself.
+  cut::Condition now;
+  now.leader = 0;
+  now.isr = std::vector<int>{0, 1, 2};
+  EXPECT_TRUE(cluster.wait_until(now, &why)) << why;
+}
+
+TEST(ExportScenario, ModelAdapterRefusesAnActionTheModelCannotTake) {
+  counterexamples::ModelCluster cluster(spec::load_config(nullptr, {}));
+  // Broker 1 is a follower: the client never sends to it with acks=all.
+  EXPECT_THROW(cluster.produce(1, 1), std::runtime_error);
+  EXPECT_EQ(cluster.produce(1, 0), cut::SendResult::Pending);
+}
+
+TEST(ExportScenario, RefusesTracesOfOtherModels) {
+  const json generic = trace_test::load_fixture("trace_generic_model.json");
+  try {
+    counterexamples::trace_to_scenario(generic, "x");
+    FAIL() << "expected TraceFormatError";
+  } catch (const counterexamples::TraceFormatError& e) {
+    EXPECT_EQ(e.field, "model");
+    EXPECT_NE(std::string(e.what()).find("allowed: partition"), std::string::npos);
+  }
+  json unknown = acks1_trace();
+  unknown["steps"][1]["action"]["kind"] = "Teleport";
+  try {
+    counterexamples::trace_to_scenario(unknown, "x");
+    FAIL() << "expected TraceFormatError";
+  } catch (const counterexamples::TraceFormatError& e) {
+    EXPECT_EQ(e.field, "steps[1].action.kind");
+  }
+}
+
+TEST(ExportGtest, GeneratesOneTestWithExpectedCalls) {
+  const std::string text = counterexamples::scenario_to_gtest(counterexamples::trace_to_scenario(acks1_trace(), "acks1 leader-loss"));
+  EXPECT_NE(text.find("TEST(Scenario, acks1_leader_loss)"), std::string::npos);
+  EXPECT_NE(text.find("EXPECT_EQ(cluster->produce(1, 0), SendResult::Acked)"), std::string::npos);
+  EXPECT_NE(text.find("cluster->crash(0, CrashKind::Kill, std::nullopt);"), std::string::npos);
+  EXPECT_NE(text.find("c.leader = 1;"), std::string::npos);
+  EXPECT_NE(text.find("EXPECT_FALSE(holds_record(end.replicas.at(1), 1))"), std::string::npos);
+  EXPECT_NE(text.find("#include \"counterexamples/cluster_under_test.h\""), std::string::npos);
+  EXPECT_EQ(counterexamples::cpp_identifier("9 lives--x"), "s_9_lives_x");
+}
+
+TEST(ExportItf, FollowsTheInformalTraceFormat) {
+  const json& trace = acks1_trace();
+  const ordered_json itf = counterexamples::trace_to_itf(trace);
+  EXPECT_EQ(itf["#meta"]["format"], "ITF");
+  EXPECT_EQ(itf["#meta"]["format-description"], "https://apalache-mc.org/docs/adr/015adr-trace.html");
+  const std::vector<std::string> vars = itf["vars"].get<std::vector<std::string>>();
+  for (const char* v : {"nodes", "controller", "producer", "consumer", "faults", "history", "mbt::actionTaken",
+                        "mbt::nondetPicks"}) {
+    EXPECT_NE(std::find(vars.begin(), vars.end(), v), vars.end()) << v;
+  }
+  ASSERT_EQ(itf["states"].size(), trace["steps"].size());
+  for (size_t i = 0; i < itf["states"].size(); ++i) {
+    const ordered_json& state = itf["states"][i];
+    EXPECT_EQ(state["#meta"]["index"], i);
+    for (const std::string& v : vars) EXPECT_TRUE(state.contains(v)) << "state " << i << " lacks " << v;
+  }
+  const ordered_json& first = itf["states"][0];
+  EXPECT_EQ(first["mbt::actionTaken"], "init");
+  EXPECT_EQ(first["controller"]["leader_epoch"], (ordered_json{{"#bigint", "0"}}));
+  EXPECT_EQ(first["controller"]["isr"],
+            (ordered_json{{"#set", {{{"#bigint", "0"}}, {{"#bigint", "1"}}, {{"#bigint", "2"}}}}}));
+  EXPECT_EQ(first["controller"]["leader"], (ordered_json{{"tag", "Some"}, {"value", {{"#bigint", "0"}}}}));
+  EXPECT_EQ(first["producer"]["outcomes"], (ordered_json{{"#map", {{{{"#bigint", "1"}}, "unsent"}}}}));
+  EXPECT_EQ(first["nodes"][0]["replica"]["tag"], "Some");
+  const ordered_json& second = itf["states"][1];
+  EXPECT_EQ(second["mbt::actionTaken"], "Produce");
+  EXPECT_EQ(second["mbt::nondetPicks"]["broker"], (ordered_json{{"tag", "Some"}, {"value", {{"#bigint", "0"}}}}));
+  EXPECT_EQ(second["mbt::nondetPicks"]["node"]["tag"], "None");
+  EXPECT_EQ(second["nodes"][0]["replica"]["value"]["log"][0], (ordered_json{{"#tup", {{{"#bigint", "0"}}, {{"#bigint", "1"}}}}}));
+  // No bare JSON number in any variable (only #meta.index is one): integers are #bigint.
+  std::function<void(const ordered_json&)> no_numbers = [&](const ordered_json& v) {
+    EXPECT_FALSE(v.is_number()) << v.dump();
+    if (v.is_object()) {
+      for (const auto& [key, child] : v.items())
+        if (key != "#meta") no_numbers(child);
+    } else if (v.is_array()) {
+      for (const auto& child : v) no_numbers(child);
+    }
+  };
+  no_numbers(itf["states"]);
+}
+
+TEST(ExportCli, WritesEachFormatAndRefusesBadInput) {
+  const std::string trace = write_temp(acks1_trace().dump());
+  const std::string out = trace_test::temp_path(".json");
+  auto r = run_isrcheck("export '" + trace + "' --format scenario --out '" + out + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(trace_test::slurp(out))["steps"].size(), 3u);
+  r = run_isrcheck("export '" + trace + "' --format itf");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["#meta"]["format"], "ITF");
+  r = run_isrcheck("export '" + trace + "' --format gtest --name demo");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("TEST(Scenario, demo)"), std::string::npos);
+
+  r = run_isrcheck("export '" + trace + "' --format tla");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--format"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scenario"), std::string::npos) << r.err;
+  json broken = acks1_trace();
+  broken.erase("steps");
+  r = run_isrcheck("export '" + write_temp(broken.dump()) + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("steps: missing"), std::string::npos) << r.err;
+  r = run_isrcheck("export '" + trace_test::fixture_path("trace_generic_model.json") + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("allowed: partition"), std::string::npos) << r.err;
+}
+
+// Small bounds: no faults beyond one kill, one record, low epochs.
+const std::vector<std::string> kSmallBounds = {"faults.max_lossy_crashes=0", "bounds.max_leader_epoch=2",
+                                               "bounds.max_partition_epoch=2"};
+
+std::set<std::string> union_of_covers(const analysis::CoveringResult& r) {
+  std::set<std::string> out;
+  for (const auto& t : r.tests) out.insert(t.covers.begin(), t.covers.end());
+  return out;
+}
+
+TEST(CoveringTests, CoverEveryReachableActionKindOfTheDefaultModel) {
+  const spec::Config config = spec::load_config(nullptr, kSmallBounds);
+  const analysis::CoveringResult r = analysis::covering_tests(config, {});
+  ASSERT_TRUE(r.complete);
+  EXPECT_TRUE(r.uncovered.empty());
+  // Every action kind is either reachable and covered, or never enabled.
+  const spec::PartitionModel model(config);
+  const std::set<std::string> covered = union_of_covers(r);
+  EXPECT_EQ(covered, std::set<std::string>(r.reachable_classes.begin(), r.reachable_classes.end()));
+  for (std::string_view kind : model.action_kinds()) {
+    const bool reachable = covered.count(std::string(kind)) > 0;
+    const bool unreachable = std::find(r.unreachable_kinds.begin(), r.unreachable_kinds.end(), kind) !=
+                             r.unreachable_kinds.end();
+    EXPECT_NE(reachable, unreachable) << kind;
+  }
+  for (const char* kind : {"Produce", "Fetch", "Crash", "Restart", "FenceBroker", "MetadataUpdate", "Consume"}) {
+    EXPECT_TRUE(covered.count(kind)) << kind;
+  }
+  EXPECT_LT(r.tests.size(), r.reachable_classes.size());  // paths share classes
+  // Each test is a real execution of the model that ends with its target.
+  for (const auto& t : r.tests) {
+    const json& steps = t.trace.at("steps");
+    EXPECT_EQ(steps.back().at("action").at("kind"), t.target);
+    EXPECT_EQ(std::find(t.covers.begin(), t.covers.end(), t.target) == t.covers.end(), false);
+    counterexamples::check_trace(t.trace);
+  }
+}
+
+TEST(CoveringTests, TransitionsAreFinerAndMaxIsRespected) {
+  const spec::Config config = spec::load_config(nullptr, kSmallBounds);
+  analysis::CoveringOptions options;
+  options.criterion = analysis::CoverCriterion::Transitions;
+  const analysis::CoveringResult all = analysis::covering_tests(config, options);
+  EXPECT_TRUE(all.uncovered.empty());
+  const analysis::CoveringResult kinds = analysis::covering_tests(config, {});
+  EXPECT_GT(all.reachable_classes.size(), kinds.reachable_classes.size());
+  EXPECT_NE(std::find(all.reachable_classes.begin(), all.reachable_classes.end(), "Produce:{nodes,producer}"),
+            all.reachable_classes.end());
+
+  options.max_tests = 2;
+  const analysis::CoveringResult two = analysis::covering_tests(config, options);
+  EXPECT_EQ(two.tests.size(), 2u);
+  EXPECT_FALSE(two.uncovered.empty());
+  EXPECT_EQ(union_of_covers(two).size() + two.uncovered.size(), two.reachable_classes.size());
+}
+
+TEST(CoveringTests, CommandWritesScenariosAndIndex) {
+  const std::string dir = trace_test::temp_path("_cover");
+  std::string sets;
+  for (const std::string& s : kSmallBounds) sets += " --set " + s;
+  auto r = run_isrcheck("tests" + sets + " --cover actions --max 3 --out '" + dir + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json index = json::parse(trace_test::slurp(dir + "/index.json"));
+  EXPECT_EQ(index["format"], "isrcheck-covering-tests");
+  ASSERT_EQ(index["scenarios"].size(), 3u);
+  for (const auto& entry : index["scenarios"]) {
+    const json scenario = json::parse(trace_test::slurp(dir + "/" + entry["file"].get<std::string>()));
+    EXPECT_EQ(scenario["format"], "isrcheck-scenario");
+    EXPECT_TRUE(scenario["expected"]["violation"]["property"].is_null());
+  }
+  r = run_isrcheck("tests --cover paths --out '" + dir + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cover"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("transitions"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace isr
