@@ -100,8 +100,12 @@ enum class Klass : uint8_t {
   NoControllerQuorum,
   BoundLimited,  // unavailable, but an epoch bound may be why
   Unexplained,   // unavailable with none of the three causes (transient, or a gap)
+  Unknown,       // the graph is incomplete around it
   Outside,       // not every failure has happened, or no record is left to write
 };
+
+// Classes that end nothing and that the settledness search does not go through.
+bool out_of_verdict(Klass k) { return k == Klass::BoundLimited || k == Klass::Unknown || k == Klass::Outside; }
 
 WriteAvailability public_class(Klass k) { return static_cast<WriteAvailability>(k); }
 
@@ -221,13 +225,20 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
                        ctl.partition_epoch >= c.bounds.max_partition_epoch;
   }
   reverse_reachable(boost_graph, bound_limited);
+  // In an incomplete graph, the states that can reach an unexpanded one have successors
+  // the search never saw: their class is unknown.
+  std::vector<char> unknown(n, 0);
+  for (size_t v = graph.expanded; v < n; ++v) unknown[v] = 1;
+  reverse_reachable(boost_graph, unknown);
 
   std::vector<Klass> klass(n, Klass::Outside);
   for (size_t v = 0; v < n; ++v) {
     const State& s = graph.states[v];
     const int next_record = s.producer.current + 1;
     if (s.faults.crashes != options.failures || next_record > records) continue;
-    if (can_ack[static_cast<size_t>(next_record)][v]) {
+    if (unknown[v]) {
+      klass[v] = Klass::Unknown;
+    } else if (can_ack[static_cast<size_t>(next_record)][v]) {
       klass[v] = Klass::Available;
     } else if (bound_limited[v]) {
       klass[v] = Klass::BoundLimited;
@@ -243,8 +254,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   for (const checker::StateGraphEdge& e : graph.edges) {
     const Klass from = klass[e.source];
     const Klass to = klass[e.target];
-    if (from == Klass::Outside || from == Klass::BoundLimited) continue;
-    if (to == Klass::Outside || to == Klass::BoundLimited) continue;
+    if (out_of_verdict(from) || out_of_verdict(to)) continue;
     if (from != to) unsettled[e.source] = 1;
   }
   {
@@ -257,7 +267,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
       queue.pop_front();
       for (auto [e, end] = boost::out_edges(v, reversed); e != end; ++e) {
         const size_t u = boost::target(*e, reversed);
-        if (unsettled[u] || klass[u] == Klass::Outside || klass[u] == Klass::BoundLimited) continue;
+        if (unsettled[u] || out_of_verdict(klass[u])) continue;
         unsettled[u] = 1;
         queue.push_back(u);
       }
@@ -276,6 +286,10 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     if (k == Klass::Outside) continue;
     if (k == Klass::BoundLimited) {
       ++report.bound_limited_states;
+      continue;
+    }
+    if (k == Klass::Unknown) {
+      ++report.unknown_states;
       continue;
     }
     if (unsettled[v]) continue;

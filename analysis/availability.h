@@ -60,8 +60,11 @@ struct AvailabilityReport {
   // left out of the verdict, counted here.
   uint64_t bound_limited_states = 0;
   // Settled states that are not available and have none of the three causes (a gap in
-  // the classification; expected to be 0).
+  // the classification; 0 in every configuration tested).
   uint64_t unexplained_states = 0;
+  // After all failures, states whose class depends on states an incomplete graph did
+  // not expand (0 when complete).
+  uint64_t unknown_states = 0;
 };
 
 // Builds the state graph of `config` with exactly `options.failures` node failures and

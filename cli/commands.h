@@ -33,6 +33,8 @@ void add_check_command(CLI::App& app);     // cmd_check.cc
 void add_simulate_command(CLI::App& app);  // cmd_simulate.cc
 void add_render_command(CLI::App& app);    // cmd_render.cc
 void add_replay_command(CLI::App& app);    // cmd_replay.cc
+void add_graph_command(CLI::App& app);     // cmd_graph.cc
+void add_prove_command(CLI::App& app);     // cmd_prove.cc
 void add_export_command(CLI::App& app);    // cmd_export.cc
 void add_tests_command(CLI::App& app);     // cmd_tests.cc
 

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   add_simulate_command(app);
   add_render_command(app);
   add_replay_command(app);
+  add_graph_command(app);
+  add_prove_command(app);
   add_export_command(app);
   add_tests_command(app);
 
