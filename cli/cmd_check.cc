@@ -1,24 +1,19 @@
-// `isrcheck check`: exhaustive breadth-first search of the partition model
-// (checker/bfs.h). A violation comes with a shortest counterexample; the result is the
-// same with any --threads.
+// `isrcheck check`: exhaustive breadth-first search of a model (checker/bfs.h): the
+// partition model, or with --model kraft the KRaft controller quorum. A violation comes
+// with a shortest counterexample; the result is the same with any --threads.
 //
 // Exit status: 0 every property holds in every reachable state; 1 a property is
 // violated (the trace is printed, and written with --trace-out); 2 bad usage or
 // configuration; 3 incomplete (a limit or Ctrl-C stopped the search: what was verified
 // so far is printed).
 #include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <cmath>
-#include <csignal>
 #include <cstdint>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -26,10 +21,11 @@
 #include "checker/bfs.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/model_dispatch.h"
+#include "cli/run_support.h"
 #include "counterexamples/render.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace.h"
-#include "spec/partition_model.h"
 
 namespace isr::cli {
 namespace {
@@ -47,83 +43,6 @@ struct CheckOptions {
   bool quiet = false;
 };
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_check_interrupt(int) { g_interrupted.store(true); }
-
-// Restores the previous SIGINT handler when the search ends.
-class InterruptGuard {
- public:
-  InterruptGuard() { previous_ = std::signal(SIGINT, on_check_interrupt); }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int);
-};
-
-// "4G", "512M", "100k", "1.5GiB", "1000000" -> bytes (binary units).
-uint64_t parse_size(const std::string& text) {
-  const UsageError error("--max-memory",
-                         "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
-                             text + "\"");
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw error;
-  }
-  std::string unit = text.substr(used);
-  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
-    unit = unit.substr(0, unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);
-  }
-  double scale = 1;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-  else throw error;
-  const double bytes = value * scale;
-  if (!(bytes >= 1) || bytes > 1e18) throw error;
-  return static_cast<uint64_t>(bytes);
-}
-
-std::string fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
-
-// 1234567 -> "1.23M"
-std::string human(double value) {
-  static const char* const kUnits[] = {"", "K", "M", "G", "T"};
-  int unit = 0;
-  while (std::fabs(value) >= 1000 && unit < 4) {
-    value /= 1000;
-    ++unit;
-  }
-  return fixed(value, unit == 0 ? 0 : 2) + kUnits[unit];
-}
-
-std::string bytes_text(uint64_t bytes) {
-  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  if (mib >= 1024) return fixed(mib / 1024, 2) + " GiB";
-  return fixed(mib, 1) + " MiB";
-}
-
-void write_json(const std::string& path, const std::string& option, const json& document) {
-  if (path == "-") {
-    std::cout << document.dump(2) << "\n";
-    return;
-  }
-  std::ofstream out(path);
-  out << document.dump(2) << "\n";
-  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
-}
-
 std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
   switch (reason) {
     case checker::StopReason::MaxStates:
@@ -138,17 +57,16 @@ std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) 
   return "?";
 }
 
-void check(const CheckOptions& o) {
-  const spec::Config config = load_config(o.config);
-  const spec::PartitionModel model(config);
+template <checker::Model M>
+void check(const M& model, std::string_view model_name, const CheckOptions& o) {
 
   checker::BfsOptions bfs;
   bfs.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
                                                 : o.threads);
   bfs.symmetry = o.symmetry == "on";
   bfs.max_states = o.max_states;
-  if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory);
-  bfs.interrupt = &g_interrupted;
+  if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory, "--max-memory");
+  bfs.interrupt = &interrupted();
   if (!o.quiet) {
     bfs.progress = [](const checker::BfsProgress& p) {
       std::cerr << "depth " << p.depth << " | distinct " << human(static_cast<double>(p.distinct_states))
@@ -166,14 +84,14 @@ void check(const CheckOptions& o) {
     property_names.push_back(p.name);
   }
 
-  g_interrupted.store(false);
-  checker::BfsResult<spec::PartitionModel> r;
+  checker::BfsResult<M> r;
   {
     InterruptGuard guard;
     r = checker::bfs(model, bfs);
   }
 
   json report = {{"command", "check"},
+                 {"model", model_name},
                  {"verdict", checker::verdict_name(r.verdict)},
                  {"properties", property_names},
                  {"distinct_states", r.distinct_states},
@@ -207,7 +125,7 @@ void check(const CheckOptions& o) {
       for (const auto& p : model.properties()) {
         if (p.name == r.property) description = std::string(p.description);
       }
-      trace = counterexamples::trace_to_json(model, r.counterexample, "bfs");
+      trace = counterexamples::trace_to_json(model, r.counterexample, "bfs", model_name);
       // The trace must stand on its own: replay it as `isrcheck replay` would.
       const auto replayed = counterexamples::replay_trace(model, trace);
       if (!replayed.reproduced) throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
@@ -262,6 +180,7 @@ void add_check_command(CLI::App& app) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* command = app.add_subcommand(
       "check", "Exhaustive search: every property in every reachable state (shortest counterexample)");
+  add_model_option(*command, o->config.model);
   add_config_options(*command, o->config);
   command->add_option("--threads", o->threads,
                       "Worker threads (default 0: one per core); results do not depend on it")
@@ -276,7 +195,9 @@ void add_check_command(CLI::App& app) {
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
-  command->callback([o] { check(*o); });
+  command->callback([o] {
+    with_model(o->config, [&](const auto& model, std::string_view name) { check(model, name, *o); });
+  });
 }
 
 }  // namespace isr::cli

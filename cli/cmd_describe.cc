@@ -1,10 +1,12 @@
-// `isrcheck describe`: prints the resolved configuration as JSON, every key present,
-// so that what a run will check is visible before running it.
+// `isrcheck describe [--model partition|kraft]`: prints the resolved configuration as
+// JSON, every key present, so that what a run will check is visible before running it.
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/model_dispatch.h"
 
 namespace isr::cli {
 
@@ -12,10 +14,12 @@ void add_describe_command(CLI::App& app) {
   auto options = std::make_shared<ConfigOptions>();
   CLI::App* command =
       app.add_subcommand("describe", "Print the resolved configuration (JSON, every key)");
+  add_model_option(*command, options->model);
   add_config_options(*command, *options);
   command->callback([options] {
-    const spec::Config config = load_config(*options);
-    std::cout << spec::to_json(config).dump(2) << "\n";
+    with_model(*options, [](const auto& model, std::string_view) {
+      std::cout << model.config_json().dump(2) << "\n";
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 // `isrcheck render TRACE --format text|markdown|mermaid|dot [--out FILE]`: shows a trace
-// file for people. Works from the trace JSON alone (counterexamples/render.h).
+// file for people. Works from the trace JSON alone (counterexamples/render.h), for any
+// model; --model only checks that the trace is of the expected model.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_dispatch.h"
 #include "counterexamples/render.h"
 #include "counterexamples/trace_check.h"
 
@@ -18,6 +20,7 @@ struct RenderOptions {
   std::string trace_file;
   std::string format = "text";
   std::string out;  // empty: stdout
+  std::string model;  // empty: any
 };
 
 void render(const RenderOptions& options) {
@@ -31,6 +34,10 @@ void render(const RenderOptions& options) {
   try {
     trace = read_trace_file(options.trace_file);
     check_trace(trace);
+    if (!options.model.empty() && trace.at("model") != options.model) {
+      throw UsageError("--model", "the trace is of model " + trace.at("model").dump() + ", not \"" +
+                                      options.model + "\"");
+    }
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field,
                      e.message);
@@ -62,6 +69,9 @@ void add_render_command(CLI::App& app) {
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   command->add_option("--out", options->out, "Write to this file instead of stdout");
+  command->add_option("--model", options->model,
+                      "Expect a trace of this model (default: any; the trace names its model)")
+      ->check(CLI::IsMember(model_names()));
   command->callback([options] { render(*options); });
 }
 

@@ -1,54 +1,49 @@
-// `isrcheck replay TRACE`: re-executes a trace file against the model rebuilt from its
-// configuration. Exit 0 when it reproduces, 1 at the first diverging step, 2 when the
-// file is unreadable or malformed (counterexamples/replay.h).
-#include <algorithm>
+// `isrcheck replay TRACE`: re-executes a trace file against the model its "model" field
+// names (partition or kraft), rebuilt from its configuration. Exit 0 when it reproduces,
+// 1 at the first diverging step, 2 when the file is unreadable or malformed
+// (counterexamples/replay.h).
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cli/commands.h"
+#include "cli/model_dispatch.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace_check.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
 
 namespace isr::cli {
 namespace {
 
-// The models a trace may name; only the partition model exists so far.
-constexpr const char* kPartitionModel = "partition";
+struct ReplayOptions {
+  std::string trace_file;
+  std::string model;  // empty: the trace's own "model" field
+};
 
-void replay(const std::string& trace_file) {
+// With --model, the trace must be of that model.
+void require_model(const nlohmann::json& trace, const std::string& model) {
+  if (model.empty()) return;
+  const std::string recorded = trace.at("model").get<std::string>();
+  if (recorded != model) {
+    throw UsageError("--model", "the trace is of model \"" + recorded + "\", not \"" + model + "\"");
+  }
+}
+
+void replay(const ReplayOptions& o) {
   using namespace counterexamples;
   // Errors name the file and the field inside it: "t.json: steps[3].state: missing".
   auto in_file = [&](const std::string& field) {
-    return field == trace_file ? field : trace_file + ": " + field;
+    return field == o.trace_file ? field : o.trace_file + ": " + field;
   };
   try {
-    const nlohmann::json trace = read_trace_file(trace_file);
+    const nlohmann::json trace = read_trace_file(o.trace_file);
     check_trace(trace);
-    const std::string model_name = trace.at("model").get<std::string>();
-    if (model_name != kPartitionModel) {
-      throw TraceFormatError("model", "unsupported model \"" + model_name +
-                                          "\"; allowed: " + kPartitionModel);
-    }
-    spec::Config config;
-    try {
-      const nlohmann::json& config_json = trace.at("config");
-      config = spec::load_config(&config_json, {});
-    } catch (const spec::ConfigError& e) {
-      const std::string what = e.what();
-      throw TraceFormatError("config." + e.field, what.substr(std::min(what.size(), e.field.size() + 2)));
-    }
-    const spec::PartitionModel model(config);
-    const ReplayResult result = replay_trace(model, trace);
-    if (result.reproduced) {
+    require_model(trace, o.model);
+    with_trace_model(trace, [&](const auto& model, std::string_view) {
+      const ReplayResult result = replay_trace(model, trace);
       std::cout << result.summary() << "\n";
-      set_exit_code(0);
-    } else {
-      std::cout << result.summary() << "\n";
-      set_exit_code(1);
-    }
+      set_exit_code(result.reproduced ? 0 : 1);
+    });
   } catch (const TraceFormatError& e) {
     throw UsageError(in_file(e.field), e.message);
   }
@@ -57,11 +52,14 @@ void replay(const std::string& trace_file) {
 }  // namespace
 
 void add_replay_command(CLI::App& app) {
-  auto trace_file = std::make_shared<std::string>();
+  auto o = std::make_shared<ReplayOptions>();
   CLI::App* command = app.add_subcommand(
       "replay", "Re-execute a trace file against the model; exit 0 when it reproduces, 1 when not");
-  command->add_option("trace", *trace_file, "Trace JSON file (docs/trace-format.md)")->required();
-  command->callback([trace_file] { replay(*trace_file); });
+  command->add_option("trace", o->trace_file, "Trace JSON file (docs/trace-format.md)")->required();
+  command->add_option("--model", o->model,
+                      "Expect a trace of this model (default: the model the trace names)")
+      ->check(CLI::IsMember(model_names()));
+  command->callback([o] { replay(*o); });
 }
 
 }  // namespace isr::cli

@@ -1,14 +1,13 @@
-// `isrcheck simulate`: random walks over the partition model (checker/random_walk.h),
-// for configurations too large to explore exhaustively. Prints the seed first so that
-// any run can be repeated exactly (same seed => same result with any --threads).
+// `isrcheck simulate`: random walks over a model (checker/random_walk.h), the partition
+// model or with --model kraft the KRaft controller quorum, for configurations too large
+// to explore exhaustively. Prints the seed first so that any run can be repeated exactly
+// (same seed => same result with any --threads).
 //
 // Exit status, as for `check`: 0 no violation in the requested walks; 1 a property
 // violated (the shrunk trace is printed, and written with --trace-out); 2 bad usage;
 // 3 incomplete (interrupted or out of time before every walk ran).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <fstream>
 #include <iomanip>
@@ -19,19 +18,23 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "checker/counterexample.h"
 #include "checker/random_walk.h"
 #include "checker/rng.h"
 #include "checker/shrink.h"
 #include "checker/walk_result.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/model_dispatch.h"
+#include "cli/run_support.h"
 #include "counterexamples/render.h"
 #include "counterexamples/replay.h"
-#include "spec/partition_model.h"
+#include "counterexamples/trace.h"
 
 namespace isr::cli {
 namespace {
@@ -52,46 +55,8 @@ struct SimulateOptions {
   bool quiet = false;
 };
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted.store(true); }
-
-// Restores the previous SIGINT handler when the run ends.
-class InterruptGuard {
- public:
-  InterruptGuard() { previous_ = std::signal(SIGINT, on_interrupt); }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int);
-};
-
-// "90", "90s", "1.5m", "2h", "500ms" -> a duration.
-std::chrono::nanoseconds parse_time_limit(const std::string& text) {
-  const UsageError error("--time-limit",
-                         "expected seconds or a number with a unit (500ms, 10s, 5m, 2h), got \"" +
-                             text + "\"");
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw error;
-  }
-  const std::string unit = text.substr(used);
-  double seconds_per_unit = 0;
-  if (unit.empty() || unit == "s") seconds_per_unit = 1;
-  else if (unit == "ms") seconds_per_unit = 1e-3;
-  else if (unit == "m") seconds_per_unit = 60;
-  else if (unit == "h") seconds_per_unit = 3600;
-  else throw error;
-  if (!(value > 0) || value * seconds_per_unit > 1e9) throw error;
-  return std::chrono::nanoseconds(static_cast<int64_t>(value * seconds_per_unit * 1e9));
-}
-
-std::map<std::string, double, std::less<>> read_weights(const std::string& path,
-                                                        const spec::PartitionModel& model) {
+template <checker::Model M>
+std::map<std::string, double, std::less<>> read_weights(const std::string& path, const M& model) {
   std::ifstream in(path);
   if (!in) throw UsageError("--weights", "cannot read \"" + path + "\"");
   json document;
@@ -108,7 +73,7 @@ std::map<std::string, double, std::less<>> read_weights(const std::string& path,
     if (!weight.is_number()) {
       throw UsageError("--weights", path + ": \"" + kind + "\" must be a number >= 0");
     }
-    weights[kind] = weight.get<double>();
+    weights[kind] = weight.template get<double>();
   }
   if (auto error = checker::validate_weights(model, weights)) {
     throw UsageError("--weights", path + ": " + *error);
@@ -116,41 +81,23 @@ std::map<std::string, double, std::less<>> read_weights(const std::string& path,
   return weights;
 }
 
-json trace_json(const spec::PartitionModel& model,
-                const checker::WalkViolation<spec::PartitionModel>& v, uint64_t seed) {
+// The shrunk counterexample as trace JSON (counterexamples/trace.h), with how the walk
+// found it.
+template <checker::Model M>
+json trace_json(const M& model, std::string_view model_name, const checker::WalkViolation<M>& v,
+                uint64_t seed) {
   const auto states = checker::replay_states(model, v.shrunk);
   if (!states) throw std::logic_error("the shrunk trace does not replay");
-  json steps = json::array();
-  steps.push_back({{"index", 0}, {"action", nullptr}, {"action_name", "Init"},
-                   {"state", model.state_to_json((*states)[0])}});
-  for (std::size_t i = 0; i < v.shrunk.actions.size(); ++i) {
-    steps.push_back({{"index", i + 1},
-                     {"action", model.action_to_json(v.shrunk.actions[i])},
-                     {"action_name", model.action_name(v.shrunk.actions[i])},
-                     {"state", model.state_to_json((*states)[i + 1])}});
-  }
-  return {{"format", counterexamples::kTraceFormatName},
-          {"version", counterexamples::kTraceFormatVersion},
-          {"model", "partition"},
-          {"config", model.config_json()},
-          {"property", v.property},
-          {"property_description", v.description},
-          {"engine", "simulate"},
-          {"simulate", {{"seed", seed},
-                        {"walk", v.walk_index},
-                        {"found_length", v.found.actions.size()},
-                        {"shrink", checker::shrink_stats_to_json(v.shrink)}}},
-          {"steps", steps}};
-}
-
-void write_json(const std::string& path, const std::string& option, const json& document) {
-  if (path == "-") {
-    std::cout << document.dump(2) << "\n";
-    return;
-  }
-  std::ofstream out(path);
-  out << document.dump(2) << "\n";
-  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+  checker::Counterexample<M> counterexample;
+  counterexample.property = v.property;
+  counterexample.states = *states;
+  counterexample.actions = v.shrunk.actions;
+  json trace = counterexamples::trace_to_json(model, counterexample, "simulate", model_name);
+  trace["simulate"] = {{"seed", seed},
+                       {"walk", v.walk_index},
+                       {"found_length", v.found.actions.size()},
+                       {"shrink", checker::shrink_stats_to_json(v.shrink)}};
+  return trace;
 }
 
 std::string outcome_name(WalkOutcome outcome) {
@@ -160,12 +107,6 @@ std::string outcome_name(WalkOutcome outcome) {
     case WalkOutcome::kIncomplete: return "incomplete";
   }
   return "?";
-}
-
-std::string fixed(double value, int digits) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
 }
 
 void print_stats(const checker::WalkStats& s, uint64_t depth, unsigned threads) {
@@ -199,9 +140,8 @@ void print_stats(const checker::WalkStats& s, uint64_t depth, unsigned threads) 
   for (const auto& w : s.warnings) std::cout << "warning: " << w << "\n";
 }
 
-void simulate(const SimulateOptions& o) {
-  const spec::Config config = load_config(o.config);
-  const spec::PartitionModel model(config);
+template <checker::Model M>
+void simulate(const M& model, std::string_view model_name, const SimulateOptions& o) {
 
   checker::WalkOptions walk;
   walk.walks = o.walks;
@@ -210,15 +150,14 @@ void simulate(const SimulateOptions& o) {
                      : checker::mix64(static_cast<uint64_t>(
                            std::chrono::system_clock::now().time_since_epoch().count()));
   walk.threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
-  if (!o.time_limit.empty()) walk.time_limit = parse_time_limit(o.time_limit);
+  if (!o.time_limit.empty()) walk.time_limit = parse_duration(o.time_limit, "--time-limit");
   if (!o.weights_file.empty()) walk.weights = read_weights(o.weights_file, model);
-  walk.interrupt = &g_interrupted;
+  walk.interrupt = &interrupted();
 
   // The seed first, so that even an interrupted run can be repeated.
   std::cout << "seed: " << walk.seed << "\n" << std::flush;
 
-  g_interrupted.store(false);
-  checker::WalkResult<spec::PartitionModel> result;
+  checker::WalkResult<M> result;
   {
     InterruptGuard guard;
     result = checker::simulate(model, walk);
@@ -226,6 +165,7 @@ void simulate(const SimulateOptions& o) {
   const auto& s = result.stats;
 
   json report = {{"command", "simulate"},
+                 {"model", model_name},
                  {"seed", walk.seed},
                  {"outcome", outcome_name(result.outcome)},
                  {"options", {{"walks", walk.walks},
@@ -241,7 +181,7 @@ void simulate(const SimulateOptions& o) {
   int exit_status = 0;
   if (result.violation) {
     const auto& v = *result.violation;
-    const json trace = trace_json(model, v, walk.seed);
+    const json trace = trace_json(model, model_name, v, walk.seed);
     // The trace must stand on its own: replay it as `isrcheck replay` would.
     const auto replayed = counterexamples::replay_trace(model, trace);
     if (!replayed.reproduced) {
@@ -289,6 +229,7 @@ void add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* command = app.add_subcommand(
       "simulate", "Random walks with shrinking, for configurations too large to check");
+  add_model_option(*command, o->config.model);
   add_config_options(*command, o->config);
   command->add_option("--walks", o->walks, "Number of walks (default 1000)")
       ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max() / 2));
@@ -307,7 +248,9 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--trace-out", o->trace_file,
                       "Write the shrunk counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "Print only the seed and the verdict");
-  command->callback([o] { simulate(*o); });
+  command->callback([o] {
+    with_model(o->config, [&](const auto& model, std::string_view name) { simulate(model, name, *o); });
+  });
 }
 
 }  // namespace isr::cli

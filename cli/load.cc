@@ -1,9 +1,20 @@
-// Shared --config / --set handling for the subcommands (see load.h).
+// Shared --model / --config / --set handling for the subcommands (see load.h).
 #include "cli/load.h"
 
 #include <nlohmann/json.hpp>
 
+#include "cli/model_dispatch.h"
+
 namespace isr::cli {
+namespace {
+
+// The --config document, or null without --config.
+nlohmann::json config_document(const ConfigOptions& options) {
+  if (options.file.empty()) return nullptr;
+  return spec::read_config_file(options.file);
+}
+
+}  // namespace
 
 void add_config_options(CLI::App& command, ConfigOptions& options) {
   command.add_option("--config", options.file,
@@ -17,10 +28,26 @@ void add_config_options(CLI::App& command, ConfigOptions& options) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+void add_model_option(CLI::App& command, std::string& model) {
+  command.add_option("--model", model,
+                     "Which model: partition (one Kafka partition, default) or kraft (the KRaft "
+                     "controller quorum, KIP-595)")
+      ->check(CLI::IsMember(model_names()))
+      ->capture_default_str();
+}
+
 spec::Config load_config(const ConfigOptions& options) {
-  if (options.file.empty()) return spec::load_config(nullptr, options.overrides);
-  const nlohmann::json document = spec::read_config_file(options.file);
-  return spec::load_config(&document, options.overrides);
+  if (options.model != kPartitionModelName) {
+    throw spec::ConfigError("--model", "this subcommand checks the partition model only, got \"" +
+                                           options.model + "\"");
+  }
+  const nlohmann::json document = config_document(options);
+  return spec::load_config(document.is_null() ? nullptr : &document, options.overrides);
+}
+
+spec::kraft::KraftConfig load_kraft_config(const ConfigOptions& options) {
+  const nlohmann::json document = config_document(options);
+  return spec::kraft::load_config(document.is_null() ? nullptr : &document, options.overrides);
 }
 
 }  // namespace isr::cli

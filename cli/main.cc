@@ -3,7 +3,8 @@
 //   0  success (and --help)
 //   1  the subcommand's own failure status (for instance a property violated)
 //   2  bad usage or configuration: the message names the field and what is allowed
-//   3  an internal error
+//   3  incomplete (check, simulate: a limit or Ctrl-C stopped the run before the end)
+//   4  an internal error (a bug: for instance a counterexample that does not replay)
 #include <exception>
 #include <iostream>
 
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "isrcheck: internal error: " << e.what() << "\n";
-    return 3;
+    return 4;
   }
   return exit_code();
 }

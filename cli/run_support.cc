@@ -1,0 +1,111 @@
+// Shared option handling and formatting for check and simulate (see run_support.h).
+#include "cli/run_support.h"
+
+#include <cctype>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+
+namespace isr::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+
+}  // namespace
+
+std::atomic<bool>& interrupted() { return g_interrupted; }
+
+InterruptGuard::InterruptGuard() {
+  g_interrupted.store(false);
+  previous_ = std::signal(SIGINT, on_interrupt);
+}
+
+InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  const UsageError error(option, "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
+                                     text + "\"");
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw error;
+  }
+  std::string unit = text.substr(used);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
+    unit = unit.substr(0, unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);
+  }
+  double scale = 1;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K") scale = 1024.0;
+  else if (unit == "M") scale = 1024.0 * 1024;
+  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  else throw error;
+  const double bytes = value * scale;
+  if (!(bytes >= 1) || bytes > 1e18) throw error;
+  return static_cast<uint64_t>(bytes);
+}
+
+std::chrono::nanoseconds parse_duration(const std::string& text, const std::string& option) {
+  const UsageError error(option, "expected seconds or a number with a unit (500ms, 10s, 5m, 2h), got \"" +
+                                     text + "\"");
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw error;
+  }
+  const std::string unit = text.substr(used);
+  double seconds_per_unit = 0;
+  if (unit.empty() || unit == "s") seconds_per_unit = 1;
+  else if (unit == "ms") seconds_per_unit = 1e-3;
+  else if (unit == "m") seconds_per_unit = 60;
+  else if (unit == "h") seconds_per_unit = 3600;
+  else throw error;
+  if (!(value > 0) || value * seconds_per_unit > 1e9) throw error;
+  return std::chrono::nanoseconds(static_cast<int64_t>(value * seconds_per_unit * 1e9));
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+std::string human(double value) {
+  static const char* const kUnits[] = {"", "K", "M", "G", "T"};
+  int unit = 0;
+  while (std::fabs(value) >= 1000 && unit < 4) {
+    value /= 1000;
+    ++unit;
+  }
+  return fixed(value, unit == 0 ? 0 : 2) + kUnits[unit];
+}
+
+std::string bytes_text(uint64_t bytes) {
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  if (mib >= 1024) return fixed(mib / 1024, 2) + " GiB";
+  return fixed(mib, 1) + " MiB";
+}
+
+void write_json(const std::string& path, const std::string& option, const nlohmann::json& document) {
+  if (path == "-") {
+    std::cout << document.dump(2) << "\n";
+    return;
+  }
+  std::ofstream out(path);
+  out << document.dump(2) << "\n";
+  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+}
+
+}  // namespace isr::cli

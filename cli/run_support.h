@@ -1,0 +1,43 @@
+// What the long-running subcommands (check, simulate) share: Ctrl-C handling, size and
+// duration options, number formatting for summaries, and writing JSON results.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace isr::cli {
+
+// Set by SIGINT while an InterruptGuard is alive; engines poll it and stop (exit 3).
+std::atomic<bool>& interrupted();
+
+// Installs the SIGINT handler (and clears the flag); restores the previous one on exit.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_)(int);
+};
+
+// "4G", "512M", "100k", "1.5GiB", "1000000" -> bytes (binary units); UsageError naming
+// `option` otherwise.
+uint64_t parse_size(const std::string& text, const std::string& option);
+
+// "90", "90s", "1.5m", "2h", "500ms" -> a duration; UsageError naming `option` otherwise.
+std::chrono::nanoseconds parse_duration(const std::string& text, const std::string& option);
+
+std::string fixed(double value, int digits);  // fixed(1.234, 2) == "1.23"
+std::string human(double value);              // 1234567 -> "1.23M"
+std::string bytes_text(uint64_t bytes);       // "12.3 MiB", "1.50 GiB"
+
+// Writes `document` to `path` ("-" = stdout); UsageError naming `option` when it cannot.
+void write_json(const std::string& path, const std::string& option, const nlohmann::json& document);
+
+}  // namespace isr::cli

@@ -1,0 +1,161 @@
+// How the KRaft model speaks to people and files: action names, actions and states as
+// JSON (trace format v1, docs/trace-format.md) and the exploration bounds a state has
+// reached. Nothing here is on an engine's hot path.
+#include <iterator>
+#include <string>
+
+#include "spec/kraft/kraft_model.h"
+#include "spec/kraft/kraft_rules.h"
+
+namespace isr::spec::kraft {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKindNames[] = {"Timeout", "Vote",    "BeginEpoch", "Fetch", "Append",
+                                      "Resign",  "Crash",   "Restart",    "Cut",   "Heal"};
+static_assert(std::size(kKindNames) == static_cast<size_t>(KraftActionKind::kCount));
+
+const char* role_name(int role) {
+  switch (static_cast<Role>(role)) {
+    case Role::Unattached: return "unattached";
+    case Role::Voted: return "voted";
+    case Role::Candidate: return "candidate";
+    case Role::Leader: return "leader";
+    case Role::Follower: return "follower";
+    case Role::Resigned: return "resigned";
+  }
+  return "?";
+}
+
+json voter_or_null(int id) { return id == kNone ? json(nullptr) : json(id); }
+
+json set_json(VoterSet s) {
+  json out = json::array();
+  for (int v = 0; v < kMaxVoters; ++v)
+    if (has(s, v)) out.push_back(v);
+  return out;
+}
+
+// [epoch, writer voter] per entry.
+json entries_json(const Entry* entries, int length) {
+  json out = json::array();
+  for (int o = 0; o < length; ++o) out.push_back({entries[o].epoch, entries[o].writer - 1});
+  return out;
+}
+
+}  // namespace
+
+std::string_view KraftModel::action_kind(const KraftAction& a) const {
+  return kKindNames[static_cast<int>(a.kind)];
+}
+
+std::vector<std::string_view> KraftModel::action_kinds() const {
+  return {std::begin(kKindNames), std::end(kKindNames)};
+}
+
+std::string KraftModel::action_name(const KraftAction& a) const {
+  const std::string n = std::to_string(a.node);
+  const std::string o = std::to_string(a.other);
+  switch (a.kind) {
+    case KraftActionKind::Timeout: return "Timeout(voter=" + n + ")";
+    case KraftActionKind::Vote: return "Vote(candidate=" + n + ", voter=" + o + ")";
+    case KraftActionKind::BeginEpoch: return "BeginEpoch(leader=" + n + ", voter=" + o + ")";
+    case KraftActionKind::Fetch:
+      return "Fetch(follower=" + n + ", leader=" + o + (a.arg ? ", response lost)" : ")");
+    case KraftActionKind::Append: return "Append(leader=" + n + ")";
+    case KraftActionKind::Resign: return "Resign(leader=" + n + ")";
+    case KraftActionKind::Crash: return "Crash(voter=" + n + (a.arg ? ", disk lost)" : ")");
+    case KraftActionKind::Restart: return "Restart(voter=" + n + ")";
+    case KraftActionKind::Cut: return "Cut(voter=" + n + ")";
+    case KraftActionKind::Heal: return "Heal(voter=" + n + ")";
+    case KraftActionKind::kCount: break;
+  }
+  return "?";
+}
+
+json KraftModel::action_to_json(const KraftAction& a) const {
+  json j = {{"kind", std::string(action_kind(a))}};
+  switch (a.kind) {
+    case KraftActionKind::Timeout:
+    case KraftActionKind::Restart:
+    case KraftActionKind::Cut:
+    case KraftActionKind::Heal: j["voter"] = a.node; break;
+    case KraftActionKind::Append:
+    case KraftActionKind::Resign: j["leader"] = a.node; break;
+    case KraftActionKind::Vote: j["candidate"] = a.node; j["voter"] = a.other; break;
+    case KraftActionKind::BeginEpoch: j["leader"] = a.node; j["voter"] = a.other; break;
+    case KraftActionKind::Fetch:
+      j["follower"] = a.node;
+      j["leader"] = a.other;
+      j["response_lost"] = a.arg == 1;
+      break;
+    case KraftActionKind::Crash: j["voter"] = a.node; j["disk_lost"] = a.arg == 1; break;
+    case KraftActionKind::kCount: break;
+  }
+  return j;
+}
+
+json KraftModel::state_to_json(const KraftState& s) const {
+  const KraftConfig& c = config_;
+  json voters = json::array();
+  for (int v = 0; v < c.voters; ++v) {
+    const Voter& x = s.voters[v];
+    json j = {{"id", v},
+              {"alive", x.alive == 1},
+              {"role", x.alive ? json(role_name(x.role)) : json("down")},
+              {"voter", rules::is_voter(c, x)},
+              {"new_directory", x.new_directory == 1},
+              {"cut", x.cut == 1},
+              {"epoch", x.epoch},
+              {"voted_for", voter_or_null(x.voted_for)},
+              {"leader", voter_or_null(x.leader)},
+              {"log", entries_json(x.log, x.leo)},
+              {"leo", x.leo},
+              {"hw", x.hw}};
+    if (x.role == static_cast<uint8_t>(Role::Candidate)) j["granted"] = set_json(x.granted);
+    if (x.alive && x.role == static_cast<uint8_t>(Role::Leader)) {
+      json ends = json::array();
+      for (int f = 0; f < c.voters; ++f) ends.push_back(x.end_offset[f]);
+      j["leader_state"] = {{"epoch_start_offset", x.epoch_start_offset}, {"end_offsets", ends}};
+    }
+    voters.push_back(std::move(j));
+  }
+  json leaders = json::object();
+  for (int e = 0; e <= kMaxEpoch; ++e)
+    if (s.history.leaders[e] != 0) leaders[std::to_string(e)] = set_json(s.history.leaders[e]);
+  json committed_in = json::array();
+  for (int o = 0; o < s.history.committed_len; ++o) committed_in.push_back(s.history.committed_in[o]);
+  return {{"nodes", voters},
+          {"history", {{"leaders", leaders},
+                       {"committed", entries_json(s.history.committed, s.history.committed_len)},
+                       {"committed_in", committed_in},
+                       {"commit_conflict", s.history.commit_conflict == 1}}},
+          {"faults", {{"crashes", s.faults.crashes},
+                      {"disk_losses", s.faults.disk_losses},
+                      {"cuts", s.faults.cuts},
+                      {"lost_responses", s.faults.lost_responses},
+                      {"appends", s.faults.appends}}}};
+}
+
+std::vector<std::string_view> KraftModel::bound_names() const {
+  return {"bounds.max_epoch", "bounds.max_appends", "faults.max_crashes", "faults.max_disk_losses",
+          "faults.max_network_cuts", "faults.max_lost_responses"};
+}
+
+uint32_t KraftModel::bounds_hit(const KraftState& s) const {
+  const KraftConfig& c = config_;
+  uint32_t hit = 0;
+  auto mark = [&](int i, bool cond) { hit |= cond ? (1u << i) : 0u; };
+  bool epoch_bound = false;
+  for (int v = 0; v < c.voters; ++v) epoch_bound |= s.voters[v].epoch >= c.bounds.max_epoch;
+  mark(0, epoch_bound);
+  mark(1, c.bounds.max_appends > 0 && s.faults.appends >= c.bounds.max_appends);
+  mark(2, c.faults.max_crashes > 0 && s.faults.crashes >= c.faults.max_crashes);
+  mark(3, c.faults.max_disk_losses > 0 && s.faults.disk_losses >= c.faults.max_disk_losses);
+  mark(4, c.faults.max_network_cuts > 0 && s.faults.cuts >= c.faults.max_network_cuts);
+  mark(5, c.faults.max_lost_responses > 0 && s.faults.lost_responses >= c.faults.max_lost_responses);
+  return hit;
+}
+
+}  // namespace isr::spec::kraft

@@ -1,0 +1,100 @@
+// The executable model of the KRaft controller quorum (KIP-595, pull-based Raft for the
+// metadata log), checkable on its own with the unchanged engines of checker/.
+//
+// It satisfies checker::Model. The rules live in one file per concern, each citing the
+// class and method of Kafka's raft module it follows (docs/kraft.md lists them):
+//   spec/kraft/kraft_election.cc     timeouts, Vote, BeginQuorumEpoch, resignation
+//   spec/kraft/kraft_replication.cc  Fetch with divergence truncation, appends, the HW
+//   spec/kraft/kraft_faults.cc       crashes, disk loss, restarts, network cuts
+//   spec/kraft/kraft_symmetry.cc     canonical form under permutations of voters
+//   spec/kraft/kraft_describe.cc     action names, JSON of actions and states, bounds
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/model.h"
+#include "spec/kraft/kraft_config.h"
+#include "spec/kraft/kraft_state.h"
+
+namespace isr::spec::kraft {
+
+enum class KraftActionKind : uint8_t {
+  Timeout,     // voter `node`'s fetch / election timer expires: it becomes a candidate
+  Vote,        // voter `other` handles candidate `node`'s Vote request; `node` the response
+  BeginEpoch,  // voter `other` handles leader `node`'s BeginQuorumEpoch request
+  Fetch,       // leader `other` handles follower `node`'s Fetch; `node` the response
+               // unless `arg` = 1 (the response is lost)
+  Append,      // leader `node` appends a metadata record
+  Resign,      // leader `node` resigns (check-quorum timeout or shutdown)
+  Crash,       // voter `node` stops; `arg` = 1 when its disk is lost too
+  Restart,     // voter `node` starts again from its disk
+  Cut,         // voter `node` is cut off from every other voter
+  Heal,        // voter `node`'s cut heals
+  kCount
+};
+
+struct KraftAction {
+  KraftActionKind kind = KraftActionKind::Timeout;
+  uint8_t node = 0;
+  uint8_t other = 0;
+  uint8_t arg = 0;  // Crash: 1 = the disk is lost; Fetch: 1 = the response is lost
+  bool operator==(const KraftAction&) const = default;
+};
+
+inline constexpr int kMaxKraftActions = 128;
+
+class KraftModel {
+ public:
+  using State = KraftState;
+  using Action = KraftAction;
+  using Property = checker::Property<State, KraftModel>;
+
+  explicit KraftModel(KraftConfig config);
+
+  const KraftConfig& config() const { return config_; }
+
+  std::vector<State> initial_states() const;
+
+  // Fills `out` with the enabled actions in the model's fixed order; returns the count.
+  int enabled_actions(const State& s, Action* out) const;
+
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    std::array<Action, kMaxKraftActions> buffer;
+    const int n = enabled_actions(s, buffer.data());
+    for (int i = 0; i < n; ++i) sink(buffer[i]);
+  }
+
+  State next_state(const State& s, const Action& a) const;
+
+  const std::vector<Property>& properties() const { return properties_; }
+
+  void canonicalize(State& s) const;
+
+  std::string action_name(const Action& a) const;
+  std::string_view action_kind(const Action& a) const;
+  std::vector<std::string_view> action_kinds() const;
+  nlohmann::json action_to_json(const Action& a) const;
+  nlohmann::json state_to_json(const State& s) const;
+  nlohmann::json config_json() const;
+
+  std::vector<std::string_view> bound_names() const;
+  uint32_t bounds_hit(const State& s) const;
+
+ private:
+  KraftConfig config_;
+  std::vector<Property> properties_;
+};
+
+static_assert(checker::Model<KraftModel>);
+
+// The name traces record in their "model" field.
+inline constexpr const char* kKraftModelName = "kraft";
+
+}  // namespace isr::spec::kraft

@@ -1,0 +1,63 @@
+// Internal to spec/kraft/: the helpers the rule files share and the per-concern entry
+// points kraft_model.cc dispatches to. Not part of the public model API.
+//
+// Each `*_actions` function appends its concern's enabled actions in a fixed order; each
+// `apply_*` performs one action in place.
+#pragma once
+
+#include "spec/kraft/kraft_config.h"
+#include "spec/kraft/kraft_model.h"
+#include "spec/kraft/kraft_state.h"
+
+namespace isr::spec::kraft::rules {
+
+struct ActionList {
+  KraftAction* out;
+  int count = 0;
+  void add(KraftActionKind kind, int node, int other = 0, int arg = 0);
+};
+
+// --- shared facts -----------------------------------------------------------------------
+
+// Whether a voter is a member of the voter set: with directory ids (KIP-853) a voter
+// that came back on an empty disk is an observer (VoterSet.isVoter(ReplicaKey)).
+bool is_voter(const KraftConfig& c, const Voter& v);
+// Whether a and b can exchange requests: both alive, neither cut off.
+bool connected(const KraftState& s, int a, int b);
+// The epoch of the last entry, 0 when the log is empty (ReplicatedLog.lastFetchedEpoch).
+int last_epoch(const Voter& v);
+// ReplicatedLog.endOffsetForEpoch: the end offset of the largest epoch <= `epoch` in the
+// log, with that epoch; (0, 0) when there is none.
+struct OffsetAndEpoch {
+  int offset;
+  int epoch;
+};
+OffsetAndEpoch end_offset_for_epoch(const Voter& v, int epoch);
+// Moves a voter to a higher epoch with no vote and no leader (QuorumState.transitionToUnattached).
+void become_unattached(Voter& v, int epoch);
+// QuorumState.transitionToFollower: follows `leader` in `epoch`.
+void become_follower(Voter& v, int epoch, int leader);
+// The leader appends one entry of its epoch and updates its own end offset.
+void leader_append(const KraftConfig& c, KraftState& s, int leader);
+
+// --- per concern ------------------------------------------------------------------------
+
+void election_actions(const KraftConfig& c, const KraftState& s, ActionList& list);
+void replication_actions(const KraftConfig& c, const KraftState& s, ActionList& list);
+void fault_actions(const KraftConfig& c, const KraftState& s, ActionList& list);
+
+void apply_timeout(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_vote(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_begin_epoch(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_resign(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_fetch(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_append(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_crash(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_restart(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_cut(const KraftConfig& c, KraftState& s, const KraftAction& a);
+void apply_heal(const KraftConfig& c, KraftState& s, const KraftAction& a);
+
+// LeaderState.maybeUpdateHighWatermark, then records what became committed (history).
+void maybe_update_hw(const KraftConfig& c, KraftState& s, int leader);
+
+}  // namespace isr::spec::kraft::rules
