@@ -251,7 +251,7 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
         << "    const std::vector<LogRecord>& log = end.replicas.at(" << leader.dump() << ").log;\n"
         << "    bool changed = false;\n";
     for (const ordered_json& c : consumed) {
-      out << "    changed = changed || log.size() <= " << c["offset"].dump() << "u || log[" << c["offset"].dump()
+      out << "    changed = changed || !(" << c["offset"].dump() << "u < log.size()) || log[" << c["offset"].dump()
           << "].record != " << c["record"].dump() << ";\n";
     }
     out << "    EXPECT_TRUE(changed);\n  }\n";

@@ -177,14 +177,13 @@ bool ModelCluster::wait_until(const cut::Condition& c, std::string* why) {
   while (!frontier.empty()) {
     const auto [s, depth] = frontier.front();
     frontier.pop_front();
-    const bool digest_match = !c.model_state.empty() && state_digest(model_.state_to_json(s)) == c.model_state;
-    if (digest_match) {
-      state_ = s;
-      return true;
-    }
-    if (!nearest && cut::mismatches(c, observe(model_, s)).empty()) {
-      nearest = s;
-      if (c.model_state.empty()) break;
+    // The hint only chooses among states that meet the condition, never replaces it.
+    if (cut::mismatches(c, observe(model_, s)).empty()) {
+      if (c.model_state.empty() || state_digest(model_.state_to_json(s)) == c.model_state) {
+        state_ = s;
+        return true;
+      }
+      if (!nearest) nearest = s;
     }
     if (depth >= max_depth || seen.size() >= kMaxWaitStates) continue;
     const int n = model_.enabled_actions(s, actions.data());

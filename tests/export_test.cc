@@ -170,6 +170,14 @@ TEST(ExportScenario, ModelAdapterReportsAnUnreachableCondition) {
   std::string why;
   EXPECT_FALSE(cluster.wait_until(c, &why));
   EXPECT_NE(why.find("leader_epoch: expected 9"), std::string::npos) << why;
+  // A digest hint never overrides the condition: the current state's digest with a
+  // leader it does not have is still unmet.
+  cut::Condition hinted;
+  hinted.leader = 1;
+  hinted.model_state = counterexamples::state_digest(cluster.model().state_to_json(cluster.state()));
+  hinted.model_steps = 2;
+  EXPECT_FALSE(cluster.wait_until(hinted, &why));
+  EXPECT_NE(why.find("leader: expected 1, observed 0"), std::string::npos) << why;
   // Reachable without any fault: the initial state itself.
   cut::Condition now;
   now.leader = 0;
