@@ -114,6 +114,31 @@ struct StateGraph {
     return path;
   }
 
+  // A shortest execution that ends with edge `e`: the path to its source, then its
+  // action. For covering tests: every transition, reached as early as possible.
+  Counterexample<M> path_through(const M& model, const StateGraphEdge& e, std::string property = {}) const {
+    Counterexample<M> path = path_to(model, e.source, std::move(property));
+    const auto action = action_at(model, path.states.back(), e.action_index);
+    if (!action) throw std::logic_error("StateGraph::path_through: the edge's action is not enabled at its source");
+    path.actions.push_back(*action);
+    path.action_indices.push_back(e.action_index);
+    path.states.push_back(model.next_state(path.states.back(), *action));
+    return path;
+  }
+
+  // Per action kind (indexing `kinds`), the position in `edges` of its first edge, or
+  // kNoParent when no explored state enables it. Edges are grouped by source in BFS
+  // order, so the first edge of a kind leaves a state nearest to an initial state:
+  // path_through it is a shortest execution taking an action of that kind.
+  std::vector<uint32_t> first_edge_per_kind() const {
+    std::vector<uint32_t> first(kinds.size(), kNoParent);
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const uint32_t kind = edges[i].kind;
+      if (kind < first.size() && first[kind] == kNoParent) first[kind] = static_cast<uint32_t>(i);
+    }
+    return first;
+  }
+
   // The Boost.Graph adjacency_list of this graph (built on demand: it roughly doubles the
   // memory of the edges).
   StateGraphBoost to_boost() const {

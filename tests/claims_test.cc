@@ -93,6 +93,24 @@ TEST(StateGraph, GridEdgesAreMovesAndParentsGiveShortestPaths) {
   EXPECT_EQ(trace.at("steps")[3].at("state"), (json{{"x", 2}, {"y", 1}}));
 }
 
+TEST(StateGraph, FirstEdgePerKindGivesAShortestPathThroughEachKind) {
+  // Mutual exclusion with a check-then-act lock: Check first from the initial state,
+  // Enter after one step, Leave after two.
+  const toy::MutexModel model(2, false, 1);
+  const auto g = checker::explore_state_graph(model);
+  ASSERT_EQ(g.kinds, (std::vector<std::string>{"Check", "Enter", "Leave"}));
+  const std::vector<uint32_t> first = g.first_edge_per_kind();
+  ASSERT_EQ(first.size(), 3u);
+  for (size_t kind = 0; kind < 3; ++kind) {
+    ASSERT_NE(first[kind], checker::StateGraph<toy::MutexModel>::kNoParent) << kind;
+    const auto& e = g.edges[first[kind]];
+    EXPECT_EQ(e.kind, kind);
+    const auto path = g.path_through(model, e, "cover");
+    EXPECT_EQ(path.actions.size(), kind + 1) << kind;
+    EXPECT_EQ(model.action_kind(path.actions.back()), g.kinds[kind]);
+  }
+}
+
 TEST(StateGraph, MaxStatesStopsIncompleteWithOnlyExpandedSourcesHavingEdges) {
   const toy::CounterModel model(3, 2);
   checker::StateGraphOptions options;
