@@ -1,0 +1,348 @@
+// Reports of the configuration matrix (see matrix.h): a grid with one row per
+// configuration (RF, min ISR, acks, unclean, ELR, placement) and one column per failure
+// scenario (f failures, lossy or not), as text, Markdown, JSON and self-contained HTML.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "analysis/matrix.h"
+#include "counterexamples/render.h"
+
+namespace isr::analysis {
+namespace {
+
+using nlohmann::json;
+
+std::string_view acks_text(spec::Acks a) {
+  switch (a) {
+    case spec::Acks::Zero: return "0";
+    case spec::Acks::One: return "1";
+    case spec::Acks::All: return "all";
+  }
+  return "all";
+}
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+// ---- the grid --------------------------------------------------------------------------
+
+using RowKey = std::tuple<int, int, int, bool, bool, int>;  // rf, min ISR, acks, unclean, ELR, placement
+using ColumnKey = std::pair<int, bool>;                     // failures, lossy
+
+RowKey row_of(const MatrixCell& c) {
+  return {c.replication_factor, c.min_isr, static_cast<int>(c.acks), c.unclean, c.elr,
+          static_cast<int>(c.placement)};
+}
+ColumnKey column_of(const MatrixCell& c) { return {c.failures, c.lossy}; }
+
+struct Grid {
+  std::vector<RowKey> rows;        // in the order of first appearance
+  std::vector<ColumnKey> columns;  // sorted: failures, then plain before lossy
+  std::map<std::pair<RowKey, ColumnKey>, const CellResult*> at;
+};
+
+Grid grid_of(const MatrixResult& result) {
+  Grid g;
+  std::set<RowKey> seen;
+  std::set<ColumnKey> columns;
+  for (const CellResult& r : result.cells) {
+    const RowKey row = row_of(r.cell);
+    if (seen.insert(row).second) g.rows.push_back(row);
+    columns.insert(column_of(r.cell));
+    g.at[{row, column_of(r.cell)}] = &r;
+  }
+  g.columns.assign(columns.begin(), columns.end());
+  return g;
+}
+
+std::string column_title(const ColumnKey& c) {
+  if (c.first == 0) return "no failure";
+  return std::to_string(c.first) + (c.second ? " lossy" : " kill");
+}
+
+// Row headings, one per dimension.
+std::vector<std::string> row_titles() { return {"RF", "min ISR", "acks", "unclean", "ELR", "placement"}; }
+
+std::vector<std::string> row_values(const MatrixCell& c) {
+  return {std::to_string(c.replication_factor), std::to_string(c.min_isr), std::string(acks_text(c.acks)),
+          c.unclean ? "on" : "off", c.elr ? "on" : "off",
+          c.placement == spec::Placement::Combined ? "combined" : "dedicated"};
+}
+
+std::string availability_code(const std::string& a) {
+  if (a == "available") return "avail";
+  if (a == "not-enough-replicas") return "NER";
+  if (a == "no-eligible-leader") return "NEL";
+  if (a == "no-controller-quorum") return "NCQ";
+  if (a == "incomplete") return "?";
+  return "";
+}
+
+// "ok avail", "LOSS/9 NER", "? NCQ".
+std::string cell_code(const CellResult& r) {
+  std::string s;
+  switch (r.durability) {
+    case Durability::NoAckedLoss: s = "ok"; break;
+    case Durability::AckedLoss: s = "LOSS/" + std::to_string(r.trace_steps); break;
+    case Durability::Incomplete: s = "?"; break;
+  }
+  const std::string a = availability_code(r.availability);
+  if (!a.empty()) s += " " + a;
+  return s;
+}
+
+std::string summary_line(const MatrixResult& result) {
+  std::string s = std::to_string(result.cells.size()) + " cells: " + std::to_string(result.red) +
+                  " red (acked loss), " + std::to_string(result.incomplete) + " incomplete; " +
+                  std::to_string(result.computed) + " computed, " + std::to_string(result.cache_hits) +
+                  " from the cache; " + fixed(result.seconds, 1) + " s";
+  if (result.interrupted) s += "; INTERRUPTED (unfinished cells are incomplete)";
+  return s;
+}
+
+std::string legend(bool markdown) {
+  const std::string b = markdown ? "`" : "";
+  std::string s;
+  s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
+       " no acked write lost; " + b + "LOSS/n" + b + " an acked write is lost, shortest trace n steps; " + b +
+       "?" + b + " incomplete (state limit).\n";
+  s += "Availability of acks=all writes after exactly f failures of brokers, none restarting: " + b +
+       "avail" + b + " available; " + b + "NER" + b + " not-enough-replicas; " + b + "NEL" + b +
+       " no-eligible-leader; " + b + "NCQ" + b + " no-controller-quorum; " + b + "?" + b + " incomplete.\n";
+  s += "Columns: f failures, \"kill\" keeps the page cache (kill -9), \"lossy\" drops the unflushed suffix "
+       "(power loss).\n";
+  return s;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_matrix_table(const MatrixResult& result, MatrixFormat format) {
+  const Grid g = grid_of(result);
+  std::vector<std::string> header = row_titles();
+  for (const auto& c : g.columns) header.push_back(column_title(c));
+  std::vector<std::vector<std::string>> rows;
+  for (const RowKey& row : g.rows) {
+    std::vector<std::string> line;
+    for (const ColumnKey& column : g.columns) {
+      const auto it = g.at.find({row, column});
+      if (line.empty()) {
+        // The row's values from any of its cells.
+        for (const ColumnKey& any : g.columns) {
+          const auto cell = g.at.find({row, any});
+          if (cell != g.at.end()) {
+            line = row_values(cell->second->cell);
+            break;
+          }
+        }
+      }
+      line.push_back(it == g.at.end() ? "-" : cell_code(*it->second));
+    }
+    rows.push_back(std::move(line));
+  }
+
+  std::ostringstream out;
+  if (format == MatrixFormat::Markdown) {
+    auto emit = [&](const std::vector<std::string>& cells) {
+      out << "|";
+      for (const auto& c : cells) out << " " << c << " |";
+      out << "\n";
+    };
+    emit(header);
+    out << "|";
+    for (size_t i = 0; i < header.size(); ++i) out << (i < row_titles().size() ? "---|" : ":---:|");
+    out << "\n";
+    for (auto line : rows) {
+      for (size_t i = row_titles().size(); i < line.size(); ++i) {
+        if (line[i].starts_with("LOSS")) line[i] = "**" + line[i] + "**";
+      }
+      emit(line);
+    }
+    out << "\n" << legend(true) << "\n" << summary_line(result) << "\n";
+    return out.str();
+  }
+
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& line : rows) {
+    for (size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  }
+  auto emit = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) line += "  ";
+      line += cells[i] + std::string(width[i] - cells[i].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  emit(header);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.emplace_back(w, '-');
+  emit(rule);
+  for (const auto& line : rows) emit(line);
+  out << "\n" << legend(false) << summary_line(result) << "\n";
+  return out.str();
+}
+
+json matrix_to_json(const MatrixResult& result) {
+  json cells = json::array();
+  for (const CellResult& r : result.cells) {
+    const MatrixCell& c = r.cell;
+    json cell = {{"id", c.id()},
+                 {"replication_factor", c.replication_factor},
+                 {"min_insync_replicas", c.min_isr},
+                 {"acks", acks_text(c.acks)},
+                 {"unclean_leader_election", c.unclean},
+                 {"eligible_leader_replicas", c.elr},
+                 {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"},
+                 {"failures", c.failures},
+                 {"lossy", c.lossy},
+                 {"config", r.config},
+                 {"cache_key", r.key},
+                 {"from_cache", r.from_cache},
+                 {"durability",
+                  {{"verdict", durability_name(r.durability)},
+                   {"distinct_states", r.durability_states},
+                   {"seconds", r.durability_seconds},
+                   {"bounds_reached", r.bounds_reached}}}};
+    if (r.red()) {
+      cell["durability"]["trace_steps"] = r.trace_steps;
+      cell["durability"]["trace"] = r.trace;
+    }
+    if (!r.availability.empty()) {
+      cell["availability"] = {{"verdict", r.availability},
+                              {"graph_states", r.availability_states},
+                              {"seconds", r.availability_seconds}};
+      if (!r.availability_witness.is_null()) cell["availability"]["witness_trace"] = r.availability_witness;
+    }
+    cells.push_back(std::move(cell));
+  }
+  return json{{"format", "isrcheck-matrix"},
+              {"version", 1},
+              {"max_states_per_cell", result.max_states},
+              {"availability", result.availability},
+              {"summary",
+               {{"cells", result.cells.size()},
+                {"red", result.red},
+                {"incomplete", result.incomplete},
+                {"computed", result.computed},
+                {"cache_hits", result.cache_hits},
+                {"interrupted", result.interrupted},
+                {"seconds", result.seconds}}},
+              {"cells", std::move(cells)}};
+}
+
+std::string render_matrix_html(const MatrixResult& result) {
+  const Grid g = grid_of(result);
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<title>isrcheck matrix</title>\n<style>\n"
+         "body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }\n"
+         "table.grid { border-collapse: collapse; font-size: 0.85em; }\n"
+         "table.grid th, table.grid td { border: 1px solid #bbb; padding: 0.25em 0.5em; text-align: center; }\n"
+         "table.grid th { background: #eee; }\n"
+         "td.ok { background: #c8ecc8; }\n"
+         "td.unavailable { background: #fbe7a6; }\n"
+         "td.red { background: #f3a3a3; font-weight: bold; }\n"
+         "td.red a { color: #700; }\n"
+         "td.incomplete { background: #ddd; color: #555; }\n"
+         "pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }\n"
+         "section.trace { border-top: 2px solid #c33; margin-top: 2em; }\n"
+         ".legend span { display: inline-block; padding: 0.1em 0.6em; margin-right: 0.5em; border: 1px solid #bbb; }\n"
+         "</style>\n</head>\n<body>\n";
+  out << "<h1>isrcheck matrix</h1>\n<p>" << html_escape(summary_line(result)) << "</p>\n";
+  out << "<p class=\"legend\"><span style=\"background:#c8ecc8\">no acked loss, writable</span>"
+         "<span style=\"background:#fbe7a6\">no acked loss, not writable</span>"
+         "<span style=\"background:#f3a3a3\">acked write lost (click for the trace)</span>"
+         "<span style=\"background:#ddd\">incomplete (state limit)</span></p>\n";
+  out << "<pre class=\"legend-text\">" << html_escape(legend(false)) << "</pre>\n";
+
+  out << "<table class=\"grid\">\n<tr>";
+  for (const auto& t : row_titles()) out << "<th>" << html_escape(t) << "</th>";
+  for (const auto& c : g.columns) out << "<th>" << html_escape(column_title(c)) << "</th>";
+  out << "</tr>\n";
+  for (const RowKey& row : g.rows) {
+    out << "<tr>";
+    bool headed = false;
+    for (const ColumnKey& column : g.columns) {
+      const auto it = g.at.find({row, column});
+      if (!headed && it != g.at.end()) {
+        headed = true;
+        for (const auto& v : row_values(it->second->cell)) out << "<th>" << html_escape(v) << "</th>";
+      }
+    }
+    for (const ColumnKey& column : g.columns) {
+      const auto it = g.at.find({row, column});
+      if (it == g.at.end()) {
+        out << "<td>-</td>";
+        continue;
+      }
+      const CellResult& r = *it->second;
+      const std::string code = html_escape(cell_code(r));
+      const std::string title = html_escape(r.cell.label());
+      if (r.red()) {
+        out << "<td class=\"red\" title=\"" << title << "\"><a href=\"#" << r.cell.id() << "\">" << code
+            << "</a></td>";
+      } else if (r.durability == Durability::Incomplete || r.availability == "incomplete") {
+        out << "<td class=\"incomplete\" title=\"" << title << "\">" << code << "</td>";
+      } else if (!r.availability.empty() && r.availability != "available") {
+        out << "<td class=\"unavailable\" title=\"" << title << "\">" << code << "</td>";
+      } else {
+        out << "<td class=\"ok\" title=\"" << title << "\">" << code << "</td>";
+      }
+    }
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+
+  out << "<h2>Counterexamples</h2>\n";
+  int shown = 0;
+  for (const CellResult& r : result.cells) {
+    if (!r.red()) continue;
+    ++shown;
+    out << "<section class=\"trace\" id=\"" << r.cell.id() << "\">\n<h3>" << html_escape(r.cell.label())
+        << "</h3>\n<p>An acknowledged write is lost in " << r.trace_steps
+        << " steps (shortest trace, exhaustive search).</p>\n";
+    try {
+      out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
+      out << "<details open><summary>Step by step</summary>\n<pre>"
+          << html_escape(counterexamples::render_text(r.trace)) << "</pre></details>\n";
+    } catch (const std::exception& e) {
+      out << "<pre>the trace could not be rendered: " << html_escape(e.what()) << "</pre>\n";
+    }
+    out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
+        << "</pre></details>\n</section>\n";
+  }
+  if (shown == 0) out << "<p>No cell loses an acknowledged write.</p>\n";
+  // Mermaid from a CDN draws the diagrams when the page is online; offline, the
+  // <pre class="mermaid"> blocks above stay readable as text.
+  out << "<script type=\"module\">\n"
+         "import mermaid from 'https://cdn.jsdelivr.net/npm/mermaid@10/dist/mermaid.esm.min.mjs';\n"
+         "mermaid.initialize({ startOnLoad: true });\n"
+         "</script>\n</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace isr::analysis

@@ -1,0 +1,272 @@
+// `isrcheck matrix`: durability and availability over a sweep of configurations
+// (analysis/matrix.h, docs/matrix.md). Every swept dimension is a flag taking a list;
+// cells run in parallel with a progress bar on stderr and are cached on disk.
+//
+// Exit status: 0 the sweep ran (red cells are findings, not failures); 2 bad input;
+// 3 interrupted (Ctrl-C): the cells not finished are reported incomplete.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/matrix.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "spec/state.h"
+
+namespace isr::cli {
+namespace {
+
+using nlohmann::json;
+
+struct MatrixCommandOptions {
+  ConfigOptions config;
+  std::string rf = "1-3";
+  std::string min_isr = "all";
+  std::string acks = "all,1";
+  std::string unclean = "off,on";
+  std::string elr = "on,off";
+  std::string placement = "combined";
+  std::string failures = "0-2";
+  std::string lossy = "off,on";
+  int jobs = 2;
+  uint64_t max_states = 1'000'000;
+  bool no_availability = false;
+  std::string cache_dir = ".isrcheck-cache/matrix";
+  bool no_cache = false;
+  std::string format = "text";
+  std::string json_file;
+  std::string html_file;
+  bool quiet = false;
+};
+
+std::atomic<bool> g_matrix_interrupted{false};
+extern "C" void on_matrix_interrupt(int) { g_matrix_interrupted.store(true); }
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto first = item.find_first_not_of(" \t");
+    const auto last = item.find_last_not_of(" \t");
+    items.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
+  }
+  return items;
+}
+
+bool parse_int(const std::string& text, int& out) {
+  if (text.empty() || text.size() > 3) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  out = std::stoi(text);
+  return true;
+}
+
+// "1-3", "1,3,5", "2-3,5": a sorted list without repeats, every value in [lo, hi].
+// `all_allowed`: "all" gives the empty list (the matrix's "every value up to RF").
+std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi,
+                                bool all_allowed) {
+  const std::string allowed = "expected values " + std::to_string(lo) + ".." + std::to_string(hi) +
+                              " as a list and/or ranges (e.g. " + std::to_string(lo) + "-" +
+                              std::to_string(std::min(hi, lo + 2)) + " or " + std::to_string(lo) + "," +
+                              std::to_string(std::min(hi, lo + 2)) + ")" +
+                              (all_allowed ? ", or \"all\" (every value up to the replication factor)" : "") +
+                              ", got \"" + text + "\"";
+  if (all_allowed && text == "all") return {};
+  std::vector<int> values;
+  for (const std::string& item : split(text)) {
+    const auto dash = item.find('-');
+    int a = 0;
+    int b = 0;
+    const bool ok = dash == std::string::npos
+                        ? parse_int(item, a) && (b = a, true)
+                        : parse_int(item.substr(0, dash), a) && parse_int(item.substr(dash + 1), b);
+    if (!ok || a > b || a < lo || b > hi) throw UsageError(flag, allowed);
+    for (int v = a; v <= b; ++v) values.push_back(v);
+  }
+  if (values.empty()) throw UsageError(flag, allowed);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+// A list of names from a closed set, each mapped to a value; repeats dropped.
+template <class T>
+std::vector<T> parse_choices(const std::string& flag, const std::string& text,
+                             const std::vector<std::pair<std::string, T>>& choices) {
+  std::string names;
+  for (const auto& [name, value] : choices) names += (names.empty() ? "\"" : ", \"") + name + "\"";
+  std::vector<T> values;
+  for (const std::string& item : split(text)) {
+    const auto it = std::find_if(choices.begin(), choices.end(), [&](const auto& c) { return c.first == item; });
+    if (it == choices.end()) {
+      throw UsageError(flag, "expected a comma-separated list of " + names + ", got \"" + text + "\"");
+    }
+    if (std::find(values.begin(), values.end(), it->second) == values.end()) values.push_back(it->second);
+  }
+  if (values.empty()) throw UsageError(flag, "expected a comma-separated list of " + names + ", got \"\"");
+  return values;
+}
+
+const std::vector<std::pair<std::string, bool>> kOnOff = {
+    {"off", false}, {"on", true}, {"false", false}, {"true", true}};
+
+analysis::MatrixDimensions dimensions_from(const MatrixCommandOptions& o) {
+  analysis::MatrixDimensions d;
+  d.replication_factors = parse_int_list("--rf", o.rf, 1, spec::kMaxReplicas, false);
+  d.min_isr = parse_int_list("--min-isr", o.min_isr, 1, spec::kMaxReplicas, true);
+  d.acks = parse_choices<spec::Acks>("--acks", o.acks,
+                                     {{"all", spec::Acks::All}, {"1", spec::Acks::One}, {"0", spec::Acks::Zero}});
+  d.unclean = parse_choices<bool>("--unclean", o.unclean, kOnOff);
+  d.elr = parse_choices<bool>("--elr", o.elr, kOnOff);
+  d.placements = parse_choices<spec::Placement>(
+      "--placement", o.placement,
+      {{"combined", spec::Placement::Combined}, {"dedicated", spec::Placement::Dedicated}});
+  d.failures = parse_int_list("--failures", o.failures, 0, spec::kMaxReplicas, true);
+  d.lossy = parse_choices<bool>("--lossy", o.lossy, kOnOff);
+  return d;
+}
+
+std::string duration_text(double seconds) {
+  const int s = static_cast<int>(seconds);
+  char text[32];
+  if (s >= 60) {
+    std::snprintf(text, sizeof text, "%dm%02ds", s / 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%ds", s);
+  }
+  return text;
+}
+
+// One line redrawn in place on a terminal; elsewhere (logs, tests) a line per tenth.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0) {}
+
+  void update(const analysis::MatrixProgress& p) {
+    if (!enabled_ || p.total == 0) return;
+    const int tenth = p.done * 10 / p.total;
+    if (!tty_ && tenth == last_tenth_ && p.done != p.total) return;
+    last_tenth_ = tenth;
+    constexpr int kWidth = 30;
+    const int filled = p.done * kWidth / p.total;
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar += std::string(static_cast<size_t>(kWidth - filled), '.');
+    std::string line = "[" + bar + "] " + std::to_string(p.done) + "/" + std::to_string(p.total) + " cells | " +
+                       std::to_string(p.red) + " red | " + std::to_string(p.incomplete) + " incomplete | " +
+                       std::to_string(p.cache_hits) + " cached | " + duration_text(p.seconds);
+    if (tty_) {
+      std::cerr << "\r" << line << "\x1b[K" << std::flush;
+      if (p.done == p.total) std::cerr << "\n";
+    } else {
+      std::cerr << line << "\n";
+    }
+  }
+
+ private:
+  bool enabled_;
+  bool tty_;
+  int last_tenth_ = -1;
+};
+
+void write_file(const std::string& path, const std::string& option, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+}
+
+void run(const MatrixCommandOptions& o) {
+  const analysis::MatrixDimensions dimensions = dimensions_from(o);
+  if (o.jobs < 1 || o.jobs > 256) {
+    throw UsageError("--jobs", "expected 1..256 cells in parallel, got " + std::to_string(o.jobs));
+  }
+  const std::vector<analysis::MatrixCell> cells = analysis::expand_matrix(dimensions);
+  if (cells.empty()) {
+    throw UsageError("--min-isr", "no cell: every value is above every replication factor in --rf");
+  }
+
+  analysis::MatrixOptions options;
+  if (!o.config.file.empty()) options.base = spec::read_config_file(o.config.file);
+  options.overrides = o.config.overrides;
+  options.jobs = o.jobs;
+  options.max_states = o.max_states;
+  options.availability = !o.no_availability;
+  if (!o.no_cache) options.cache_dir = o.cache_dir;
+  options.interrupt = &g_matrix_interrupted;
+  auto bar = std::make_shared<ProgressBar>(!o.quiet);
+  options.progress = [bar](const analysis::MatrixProgress& p) { bar->update(p); };
+
+  g_matrix_interrupted.store(false);
+  auto* previous = std::signal(SIGINT, on_matrix_interrupt);
+  analysis::MatrixResult result;
+  try {
+    result = analysis::run_matrix(cells, options);
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    throw;
+  }
+  std::signal(SIGINT, previous);
+
+  const auto format = o.format == "markdown" ? analysis::MatrixFormat::Markdown : analysis::MatrixFormat::Text;
+  if (o.json_file != "-") std::cout << analysis::render_matrix_table(result, format);
+  if (!o.json_file.empty()) write_file(o.json_file, "--json", analysis::matrix_to_json(result).dump(2) + "\n");
+  if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result));
+  set_exit_code(result.interrupted ? 3 : 0);
+}
+
+}  // namespace
+
+void add_matrix_command(CLI::App& app) {
+  auto o = std::make_shared<MatrixCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "matrix", "Durability and availability over a sweep of configurations (RF, min ISR, acks, ...)");
+  add_config_options(*command, o->config);
+  command->add_option("--rf", o->rf, "Replication factors, list and/or ranges: 1-3, 1,3,5 (1..7)")
+      ->capture_default_str();
+  command->add_option("--min-isr", o->min_isr,
+                      "min.insync.replicas values, or all (1..RF); values above RF are skipped")
+      ->capture_default_str();
+  command->add_option("--acks", o->acks, "acks values: all, 1, 0")->capture_default_str();
+  command->add_option("--unclean", o->unclean, "unclean.leader.election.enable: off, on")->capture_default_str();
+  command->add_option("--elr", o->elr, "eligible leader replicas (KIP-966): on, off")->capture_default_str();
+  command->add_option("--placement", o->placement, "controller placement: combined, dedicated")
+      ->capture_default_str();
+  command->add_option("--failures", o->failures,
+                      "node failures, list and/or ranges, or all (0..RF); values above RF are skipped")
+      ->capture_default_str();
+  command->add_option("--lossy", o->lossy,
+                      "failures lose the unflushed suffix (power loss): off (kill -9), on")
+      ->capture_default_str();
+  command->add_option("--jobs", o->jobs, "Cells checked in parallel, one thread each")->capture_default_str();
+  command->add_option("--max-states", o->max_states,
+                      "Distinct states per cell and analysis; beyond it the cell is incomplete (0: no limit)")
+      ->capture_default_str();
+  command->add_flag("--no-availability", o->no_availability, "Durability only (no availability analysis)");
+  command->add_option("--cache", o->cache_dir, "Cache directory (cells keyed by configuration and build)")
+      ->capture_default_str();
+  command->add_flag("--no-cache", o->no_cache, "Neither read nor write the cache");
+  command->add_option("--format", o->format, "Table on stdout: text or markdown")
+      ->check(CLI::IsMember({"text", "markdown"}))
+      ->capture_default_str();
+  command->add_option("--json", o->json_file, "Write every cell (with traces) as JSON; - for stdout");
+  command->add_option("--html", o->html_file,
+                      "Write a self-contained HTML report: coloured grid, red cells linked to their traces");
+  command->add_flag("--quiet", o->quiet, "No progress bar");
+  command->callback([o] { run(*o); });
+}
+
+}  // namespace isr::cli
