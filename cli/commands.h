@@ -37,6 +37,7 @@ void add_graph_command(CLI::App& app);     // cmd_graph.cc
 void add_prove_command(CLI::App& app);     // cmd_prove.cc
 void add_export_command(CLI::App& app);    // cmd_export.cc
 void add_tests_command(CLI::App& app);     // cmd_tests.cc
+void add_corpus_command(CLI::App& app);    // cmd_corpus.cc
 void add_matrix_command(CLI::App& app);    // cmd_matrix.cc
 
 }  // namespace isr::cli

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_prove_command(app);
   add_export_command(app);
   add_tests_command(app);
+  add_corpus_command(app);
   add_matrix_command(app);
 
   try {

@@ -1,0 +1,161 @@
+// `isrcheck corpus regenerate | verify`: the counterexample corpus (analysis/corpus.h,
+// docs/corpus.md).
+//
+//   regenerate  re-runs the unsafe side of every entry and rewrites its trace file; the
+//               traces are deterministic, so an up-to-date corpus is left byte-identical.
+//   verify      replays every stored trace, re-runs both sides of every pair and prints
+//               a table.
+// Exit status: 0 every entry met its expectation; 1 some entry did not; 2 bad input (the
+// manifest, an option), with the field named.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/corpus.h"
+#include "cli/commands.h"
+
+namespace isr::cli {
+namespace {
+
+using analysis::CorpusEntry;
+
+constexpr const char* kDefaultManifest = "counterexamples/corpus/manifest.json";
+
+struct CorpusOptions {
+  std::string manifest = kDefaultManifest;
+  std::string dir;   // regenerate: --out; verify: --traces (default: the manifest's directory)
+  std::string only;
+  unsigned threads = 0;
+  bool skip_slow = false;
+};
+
+analysis::Manifest load(const CorpusOptions& o) {
+  try {
+    return analysis::load_manifest(o.manifest);
+  } catch (const analysis::CorpusError& e) {
+    // Fields inside the manifest are named after the file: "m.json: entries[2].acks".
+    const bool option = e.field.starts_with("--");
+    const std::string what = e.what();
+    throw UsageError(option ? e.field : o.manifest + ": " + e.field, what.substr(e.field.size() + 2));
+  }
+}
+
+std::vector<const CorpusEntry*> selected(const analysis::Manifest& manifest, const CorpusOptions& o) {
+  std::vector<const CorpusEntry*> entries;
+  if (!o.only.empty()) {
+    try {
+      entries.push_back(&analysis::find_entry(manifest, o.only));
+    } catch (const analysis::CorpusError& e) {
+      const std::string what = e.what();
+      throw UsageError(e.field, what.substr(e.field.size() + 2));
+    }
+    return entries;
+  }
+  for (const CorpusEntry& entry : manifest.entries) entries.push_back(&entry);
+  return entries;
+}
+
+analysis::RunOptions run_options(const CorpusOptions& o) {
+  analysis::RunOptions options;
+  options.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
+  return options;
+}
+
+std::string seconds(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(s < 10 ? 2 : 1) << s << " s";
+  return out.str();
+}
+
+std::string subject(const CorpusEntry& entry) {
+  return entry.kind == analysis::EntryKind::Safety ? entry.property : "availability(" + std::to_string(entry.failures) +
+                                                                          (entry.lossy ? " lossy" : "") + ")";
+}
+
+void regenerate(const CorpusOptions& o) {
+  const analysis::Manifest manifest = load(o);
+  const std::string out_dir = o.dir.empty() ? manifest.directory : o.dir;
+  int failures = 0, changed = 0;
+  for (const CorpusEntry* entry : selected(manifest, o)) {
+    const analysis::RegenerateResult r = analysis::regenerate_entry(*entry, out_dir, run_options(o));
+    std::cout << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
+              << std::setw(21) << r.unsafe.verdict << std::right << std::setw(3) << r.unsafe.steps << " steps "
+              << std::setw(9) << r.unsafe.states << " states " << std::setw(8) << seconds(r.unsafe.seconds) << "  ";
+    if (!r.problem.empty()) {
+      ++failures;
+      std::cout << "FAILED: " << r.problem << "\n";
+    } else {
+      changed += r.changed ? 1 : 0;
+      std::cout << (r.changed ? "written " : "unchanged ") << r.file << "\n";
+    }
+  }
+  std::cout << (failures == 0 ? "regenerated" : "FAILED") << ": " << changed << " trace file(s) changed, "
+            << failures << " entr" << (failures == 1 ? "y" : "ies") << " not as expected\n";
+  set_exit_code(failures == 0 ? 0 : 1);
+}
+
+void verify(const CorpusOptions& o) {
+  const analysis::Manifest manifest = load(o);
+  const std::string trace_dir = o.dir.empty() ? manifest.directory : o.dir;
+  std::cout << std::left << std::setw(30) << "entry" << " " << std::setw(28) << "checks" << " "
+            << std::setw(40) << "unsafe: verdict, steps (max), states, time" << " "
+            << std::setw(36) << "fix: verdict, states, time" << " result\n";
+  int failures = 0;
+  const auto entries = selected(manifest, o);
+  for (const CorpusEntry* entry : entries) {
+    const bool check_fix = !(o.skip_slow && entry->slow);
+    const analysis::EntryVerification v = analysis::verify_entry(*entry, trace_dir, run_options(o), check_fix);
+    std::ostringstream unsafe, fix;
+    unsafe << v.unsafe.verdict << ", " << v.unsafe.steps << " (" << entry->max_steps << "), " << v.unsafe.states
+           << ", " << seconds(v.unsafe.seconds);
+    if (v.fix_checked) {
+      fix << v.fix.verdict << ", " << v.fix.states << ", " << seconds(v.fix.seconds);
+    } else {
+      fix << "skipped (slow)";
+    }
+    std::cout << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
+              << std::setw(40) << unsafe.str() << " " << std::setw(36) << fix.str() << " "
+              << (v.ok() ? "ok" : "MISMATCH") << "\n";
+    for (const std::string& problem : v.problems) std::cout << "    " << problem << "\n";
+    failures += v.ok() ? 0 : 1;
+  }
+  std::cout << (failures == 0 ? "corpus verified" : "corpus MISMATCH") << ": " << entries.size() - failures
+            << " of " << entries.size() << " entries as expected\n";
+  set_exit_code(failures == 0 ? 0 : 1);
+}
+
+void add_common(CLI::App& command, CorpusOptions& o) {
+  command.add_option("--manifest", o.manifest, std::string("Corpus manifest (default ") + kDefaultManifest + ")");
+  command.add_option("--only", o.only, "Only the entry with this name");
+  command.add_option("--threads", o.threads, "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(CLI::Range(0u, 1024u));
+}
+
+}  // namespace
+
+void add_corpus_command(CLI::App& app) {
+  CLI::App* corpus = app.add_subcommand("corpus", "The counterexample corpus: regenerate its traces, verify it");
+  corpus->require_subcommand(1);
+
+  auto regen = std::make_shared<CorpusOptions>();
+  CLI::App* regenerate_command = corpus->add_subcommand(
+      "regenerate", "Re-run every entry's unsafe configuration and rewrite its trace (deterministic)");
+  add_common(*regenerate_command, *regen);
+  regenerate_command->add_option("--out", regen->dir, "Write the traces here (default: the manifest's directory)");
+  regenerate_command->callback([regen] { regenerate(*regen); });
+
+  auto check = std::make_shared<CorpusOptions>();
+  CLI::App* verify_command = corpus->add_subcommand(
+      "verify", "Replay every stored trace and re-check every pair; exit 1 on a mismatch");
+  add_common(*verify_command, *check);
+  verify_command->add_option("--traces", check->dir, "Read the traces from here (default: the manifest's directory)");
+  verify_command->add_flag("--skip-slow", check->skip_slow, "Do not re-check the fix side of entries marked slow");
+  verify_command->callback([check] { verify(*check); });
+}
+
+}  // namespace isr::cli
