@@ -236,10 +236,11 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     const State& s = graph.states[v];
     const int next_record = s.producer.current + 1;
     if (s.faults.crashes != options.failures || next_record > records) continue;
-    if (unknown[v]) {
-      klass[v] = Klass::Unknown;
-    } else if (can_ack[static_cast<size_t>(next_record)][v]) {
+    // A path that acknowledges the write is a fact even in an incomplete graph.
+    if (can_ack[static_cast<size_t>(next_record)][v]) {
       klass[v] = Klass::Available;
+    } else if (unknown[v]) {
+      klass[v] = Klass::Unknown;
     } else if (bound_limited[v]) {
       klass[v] = Klass::BoundLimited;
     } else {

@@ -62,8 +62,8 @@ struct AvailabilityReport {
   // Settled states that are not available and have none of the three causes (a gap in
   // the classification; 0 in every configuration tested).
   uint64_t unexplained_states = 0;
-  // After all failures, states whose class depends on states an incomplete graph did
-  // not expand (0 when complete).
+  // After all failures, states not known to be available whose class depends on states
+  // an incomplete graph did not expand (0 when complete).
   uint64_t unknown_states = 0;
 };
 

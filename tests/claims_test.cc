@@ -236,6 +236,23 @@ TEST(Availability, LossyFailuresAndZeroFailures) {
   EXPECT_EQ(analysis::analyze_availability(config({}), options).verdict, WriteAvailability::Available);
 }
 
+TEST(Availability, AnIncompleteGraphSaysSoAndClassifiesOnlyWhatItKnows) {
+  analysis::AvailabilityOptions options;
+  options.failures = 2;
+  options.max_states = 1000;
+  const auto r = analysis::analyze_availability(config({}), options);
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.graph_states, 1000u);
+  EXPECT_GT(r.unknown_states, 0u);
+  EXPECT_EQ(r.unexplained_states, 0u) << "unexpanded states have no successors, yet nothing is misread";
+
+  const std::string claim = write_temp(R"({"config": {"consumer": false}, "max_states": 1000,
+    "availability": [{"failures": 2, "expect": "no-controller-quorum"}]})");
+  const auto run = run_isrcheck("prove '" + claim + "'");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_TRUE(contains(run.out, "incomplete (REFUTED)")) << run.out;
+}
+
 TEST(Availability, RejectsImpossibleOptions) {
   analysis::AvailabilityOptions options;
   options.failures = 4;
