@@ -1,6 +1,6 @@
 // Every shipped claim (claims/*.json, the facts of MODEL.md section 5) holds as written:
-// `isrcheck prove claims/*.json` exits 0. Slow: three of the claims search one to five
-// million states each; tests/claims_test.cc proves the others in the fast pass.
+// `isrcheck prove claims/*.json` exits 0. Slow: four of the claims search 200 000 to
+// five million states each; tests/claims_test.cc proves the others in the fast pass.
 #include <algorithm>
 #include <filesystem>
 #include <set>
