@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "counterexamples/export_scenario.h"
 #include "counterexamples/model_cluster.h"
 #include "counterexamples/replay.h"
+#include "counterexamples/trace.h"
 #include "counterexamples/trace_check.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
@@ -155,6 +157,58 @@ TEST(ExportScenario, PendingAcksAllSendIsAckedInsideAWait) {
   for (size_t i = 1; i < ops.size(); ++i) EXPECT_FALSE(ops[i] == "wait" && ops[i - 1] == "wait");
   EXPECT_EQ(s["expected"]["final"]["leader"], 1);
   EXPECT_EQ(s["expected"]["records"]["acked_missing_on_leader"], ordered_json::array({1}));
+}
+
+// A trace driven by hand: each action is the first enabled one with the given fields.
+json hand_trace(const std::vector<std::string>& overrides, const std::vector<json>& wanted) {
+  const spec::PartitionModel model(spec::load_config(nullptr, overrides));
+  checker::Counterexample<spec::PartitionModel> path;
+  path.property = "no-acked-loss";
+  path.states.push_back(model.initial_states().front());
+  for (const json& w : wanted) {
+    std::optional<spec::Action> chosen;
+    model.for_each_action(path.states.back(), [&](const spec::Action& a) {
+      const json j = model.action_to_json(a);
+      bool match = !chosen;
+      for (const auto& [key, value] : w.items()) match = match && j.contains(key) && j[key] == value;
+      if (match) chosen = a;
+    });
+    if (!chosen) {
+      ADD_FAILURE() << "not enabled: " << w.dump();
+      break;
+    }
+    path.actions.push_back(*chosen);
+    path.states.push_back(model.next_state(path.states.back(), *chosen));
+  }
+  return counterexamples::trace_to_json(model, path, "bfs");
+}
+
+TEST(ExportScenario, RejectedSendCarriesTheKafkaError) {
+  // RF 2, min ISR 2: the follower dies, the controller shrinks the ISR to the leader,
+  // and the next acks=all send is refused before the append.
+  const json trace = hand_trace({"replication_factor=2", "min_insync_replicas=2", "faults.max_lossy_crashes=0"},
+                                {{{"kind", "Crash"}, {"node", 1}, {"mode", "kill"}},
+                                 {{"kind", "FenceBroker"}, {"broker", 1}},
+                                 {{"kind", "MetadataUpdate"}, {"broker", 0}},
+                                 {{"kind", "Produce"}, {"broker", 0}, {"record", 1}}});
+  const ordered_json s = counterexamples::trace_to_scenario(trace, "ner");
+  ASSERT_EQ(ops_of(s), (std::vector<std::string>{"crash", "wait", "produce"}));
+  EXPECT_EQ(s["steps"][1]["until"]["isr"], ordered_json::array({0}));
+  EXPECT_EQ(s["steps"][1]["until"]["fenced"], ordered_json::array({1}));
+  EXPECT_EQ(s["steps"][1]["until"]["replicas"]["0"]["view"]["isr"], ordered_json::array({0}));
+  EXPECT_EQ(s["steps"][2]["expect"], "NOT_ENOUGH_REPLICAS");
+  EXPECT_EQ(s["expected"]["sends"]["1"], "NOT_ENOUGH_REPLICAS");
+  EXPECT_EQ(s["expected"]["records"]["may_be_absent"], ordered_json::array({1}));
+  EXPECT_EQ(s["expected"]["records"]["must_be_present"], ordered_json::array());
+  const std::string text = counterexamples::scenario_to_gtest(s);
+  EXPECT_NE(text.find("EXPECT_EQ(cluster->produce(1, 0), SendResult::NotEnoughReplicas)"), std::string::npos);
+  EXPECT_NE(text.find("c.isr = std::vector<int>{0};"), std::string::npos);
+  run_on_model(s);
+
+  EXPECT_EQ(counterexamples::kafka_send_result("not-enough-replicas-after-append"), "NOT_ENOUGH_REPLICAS_AFTER_APPEND");
+  EXPECT_EQ(counterexamples::kafka_send_result("timed-out"), "REQUEST_TIMED_OUT");
+  EXPECT_EQ(counterexamples::kafka_send_result("not-leader"), "NOT_LEADER_OR_FOLLOWER");
+  EXPECT_EQ(counterexamples::kafka_send_result("in-flight"), "pending");
 }
 
 TEST(ExportScenario, ModelAdapterReproducesTheScenario) {
