@@ -99,7 +99,7 @@ spec::Config resolve(const json& document, const std::string& field, const std::
 CorpusEntry parse_entry(const json& e, const std::string& field) {
   check_keys(e, field,
              {"name", "model", "kind", "config", "property", "expected", "fix", "failures", "lossy",
-              "max_steps", "slow", "why"});
+              "failing_nodes", "max_steps", "slow", "why"});
   CorpusEntry entry;
   entry.name = read_string(required(e, field, "name"), field + ".name");
   check_name(entry.name, field + ".name");
@@ -154,7 +154,7 @@ CorpusEntry parse_entry(const json& e, const std::string& field) {
       throw CorpusError(field + ".fix.expected",
                         "expected \"holds\" in a safety entry, got \"" + entry.fix_expected + "\"");
     }
-    for (const char* key : {"failures", "lossy"}) {
+    for (const char* key : {"failures", "lossy", "failing_nodes"}) {
       if (e.contains(key)) throw CorpusError(field + "." + key, "only allowed in an availability entry");
     }
     unsafe_doc["properties"] = json::array({entry.property});
@@ -173,6 +173,13 @@ CorpusEntry parse_entry(const json& e, const std::string& field) {
     }
     entry.failures = read_positive(required(e, field, "failures"), field + ".failures");
     if (e.contains("lossy")) entry.lossy = read_bool(e["lossy"], field + ".lossy");
+    if (e.contains("failing_nodes")) {
+      entry.failing_nodes = read_string(e["failing_nodes"], field + ".failing_nodes");
+      if (entry.failing_nodes != "any" && entry.failing_nodes != "brokers") {
+        throw CorpusError(field + ".failing_nodes",
+                          "expected \"any\" or \"brokers\", got \"" + entry.failing_nodes + "\"");
+      }
+    }
   }
   entry.unsafe_config = resolve(unsafe_doc, field + ".config", field + ".property");
   entry.fixed_config = resolve(fixed_doc, field + ".fix.config", field + ".property");
@@ -208,6 +215,7 @@ SideResult availability_side(const CorpusEntry& entry, const spec::Config& confi
   AvailabilityOptions availability_options;
   availability_options.failures = entry.failures;
   availability_options.lossy = entry.lossy;
+  availability_options.failing_nodes = entry.failing_nodes;
   availability_options.threads = options.threads;
   const AvailabilityReport report = analyze_availability(config, availability_options);
   SideResult r;

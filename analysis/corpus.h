@@ -46,6 +46,7 @@ struct CorpusEntry {
   std::string fix_expected;
   int failures = 0;                // availability only: node failures
   bool lossy = false;              // availability only: failures are power losses
+  std::string failing_nodes = "any";  // availability only: "any" node, or "brokers" only
   int max_steps = 0;               // the shortest trace may not be longer than this
   bool slow = false;               // its fix check takes long: run by the slow test only
   std::string why;                 // one sentence, in Kafka terms

@@ -73,8 +73,9 @@ std::string seconds(double s) {
 }
 
 std::string subject(const CorpusEntry& entry) {
-  return entry.kind == analysis::EntryKind::Safety ? entry.property : "availability(" + std::to_string(entry.failures) +
-                                                                          (entry.lossy ? " lossy" : "") + ")";
+  if (entry.kind == analysis::EntryKind::Safety) return entry.property;
+  return "availability(" + std::to_string(entry.failures) + (entry.lossy ? " lossy" : "") +
+         (entry.failing_nodes == "brokers" ? " brokers" : "") + ")";
 }
 
 void regenerate(const CorpusOptions& o) {

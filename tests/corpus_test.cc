@@ -1,0 +1,297 @@
+// The counterexample corpus as a regression suite (analysis/corpus.h, docs/corpus.md):
+// every stored trace replays, every unsafe configuration is still violated with the very
+// same trace, a tampered or stale trace is caught, manifest errors name the field, and
+// `isrcheck corpus` regenerates byte for byte. The fix side of every pair (exhaustive
+// checks that hold, so they explore everything) is in corpus_slow_test.cc.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/corpus.h"
+#include "counterexamples/replay.h"
+#include "spec/partition_model.h"
+#include "tests/trace_test_support.h"
+
+namespace isr::analysis {
+namespace {
+
+using nlohmann::json;
+using trace_test::run_isrcheck;
+using trace_test::slurp;
+
+const std::string kCorpusDir = std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus";
+const std::string kManifest = kCorpusDir + "/manifest.json";
+
+const Manifest& corpus() {
+  static const Manifest manifest = load_manifest(kManifest);
+  return manifest;
+}
+
+json stored_trace(const CorpusEntry& entry) {
+  return json::parse(slurp(kCorpusDir + "/" + trace_file_name(entry)));
+}
+
+const CorpusEntry& first_safety_entry() {
+  for (const CorpusEntry& entry : corpus().entries) {
+    if (entry.kind == EntryKind::Safety && entry.max_steps >= 3) return entry;
+  }
+  throw std::logic_error("the corpus has no safety entry of 3 steps or more");
+}
+
+// --- the corpus itself ------------------------------------------------------------------
+
+TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
+  std::vector<std::string> names;
+  for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
+  for (const char* required : {"acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
+                               "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
+                               "kip-101-divergent-epochs", "kip-279-stale-follower-hw",
+                               "kip-320-shrink-before-commit", "kip-497-stale-incarnation",
+                               "kip-903-last-replica-disk-loss"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
+  }
+  // Each generation step: the unsafe side runs the older generation, the fix the next.
+  const std::vector<std::string> generations = {"hw-truncation", "kip-101", "kip-279", "kip-320",
+                                                "kip-497",       "kip-903", "kip-966"};
+  for (size_t i = 0; i + 1 < generations.size(); ++i) {
+    bool found = false;
+    for (const CorpusEntry& entry : corpus().entries) {
+      if (spec::protocol_name(entry.unsafe_config.protocol) == generations[i] &&
+          spec::protocol_name(entry.fixed_config.protocol) == generations[i + 1]) {
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found) << "no entry for " << generations[i] << " -> " << generations[i + 1];
+  }
+}
+
+TEST(Corpus, EveryStoredTraceReplays) {
+  for (const CorpusEntry& entry : corpus().entries) {
+    SCOPED_TRACE(entry.name);
+    const json trace = stored_trace(entry);
+    EXPECT_EQ(replay_problem(entry, trace), "");
+    EXPECT_LE(static_cast<int>(trace.at("steps").size()) - 1, entry.max_steps);
+    if (entry.kind != EntryKind::Safety) continue;
+    // Directly through the replayer `isrcheck replay` uses, from the trace's own config.
+    const spec::PartitionModel model(spec::load_config(&trace.at("config"), {}));
+    const counterexamples::ReplayResult replayed = counterexamples::replay_trace(model, trace);
+    EXPECT_TRUE(replayed.reproduced) << replayed.summary();
+    EXPECT_EQ(replayed.property, entry.property);
+  }
+}
+
+TEST(Corpus, EveryUnsafeConfigurationIsViolatedWithTheStoredTrace) {
+  for (const CorpusEntry& entry : corpus().entries) {
+    SCOPED_TRACE(entry.name);
+    const SideResult unsafe = run_unsafe(entry);
+    EXPECT_EQ(unsafe_problem(entry, unsafe), "");
+    EXPECT_EQ(unsafe.verdict, entry.expected);
+    EXPECT_LE(unsafe.steps, entry.max_steps);
+    // BFS is deterministic: the corpus is up to date exactly when the bytes are equal.
+    EXPECT_EQ(trace_file_text(unsafe.trace), slurp(kCorpusDir + "/" + trace_file_name(entry)))
+        << "run: isrcheck corpus regenerate";
+  }
+}
+
+// --- tampering is caught ------------------------------------------------------------------
+
+TEST(Corpus, ATamperedStateDoesNotReplay) {
+  const CorpusEntry& entry = first_safety_entry();
+  json trace = stored_trace(entry);
+  json& state = trace["steps"][1]["state"];
+  state["faults"]["crashes"] = state["faults"]["crashes"].get<int>() + 1;
+  const std::string problem = replay_problem(entry, trace);
+  EXPECT_NE(problem, "");
+  EXPECT_NE(problem.find("diverged at step 1"), std::string::npos) << problem;
+}
+
+TEST(Corpus, AnActionThatIsNotEnabledDoesNotReplay) {
+  const CorpusEntry& entry = first_safety_entry();
+  json trace = stored_trace(entry);
+  trace["steps"][1]["action"] = {{"kind", "Restart"}, {"node", 0}};
+  const std::string problem = replay_problem(entry, trace);
+  EXPECT_NE(problem.find("is not enabled"), std::string::npos) << problem;
+}
+
+TEST(Corpus, ATraceCutBeforeTheViolationDoesNotReplay) {
+  const CorpusEntry& entry = first_safety_entry();
+  json trace = stored_trace(entry);
+  trace["steps"].erase(trace["steps"].size() - 1);
+  const std::string problem = replay_problem(entry, trace);
+  EXPECT_NE(problem.find("holds in the final state"), std::string::npos) << problem;
+}
+
+TEST(Corpus, ATraceOfAnotherConfigurationIsRejected) {
+  const CorpusEntry& entry = first_safety_entry();
+  json trace = stored_trace(entry);
+  trace["config"]["bounds"]["max_retries"] = 1;
+  EXPECT_NE(replay_problem(entry, trace).find("not the entry's"), std::string::npos);
+}
+
+TEST(Corpus, VerifyReportsAStaleAndAMissingTrace) {
+  const CorpusEntry& entry = first_safety_entry();
+  const std::string dir = trace_test::temp_path("_corpus");
+  std::filesystem::create_directories(dir);
+  EntryVerification missing = verify_entry(entry, dir, {}, /*check_fix=*/false);
+  ASSERT_EQ(missing.problems.size(), 1u);
+  EXPECT_NE(missing.problems[0].find("missing trace"), std::string::npos);
+
+  // Same steps, different bytes (an extra field): it replays but is not what regenerate
+  // writes, so verify asks for a regeneration.
+  json trace = stored_trace(entry);
+  trace["note"] = "edited by hand";
+  std::ofstream(dir + "/" + trace_file_name(entry)) << trace_file_text(trace);
+  EntryVerification stale = verify_entry(entry, dir, {}, /*check_fix=*/false);
+  ASSERT_EQ(stale.problems.size(), 1u);
+  EXPECT_NE(stale.problems[0].find("differs from the one found now"), std::string::npos);
+
+  std::ofstream(dir + "/" + trace_file_name(entry)) << slurp(kCorpusDir + "/" + trace_file_name(entry));
+  EXPECT_TRUE(verify_entry(entry, dir, {}, /*check_fix=*/false).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Corpus, AnExpectationTheModelDoesNotMeetIsReported) {
+  CorpusEntry entry = first_safety_entry();
+  entry.max_steps = 1;
+  const SideResult unsafe = run_unsafe(entry);
+  EXPECT_NE(unsafe_problem(entry, unsafe).find("more than max_steps 1"), std::string::npos);
+  SideResult holds = unsafe;
+  holds.verdict = "violated";
+  EXPECT_NE(fix_problem(entry, holds), "");
+}
+
+// --- manifest validation -------------------------------------------------------------------
+
+json valid_manifest() {
+  return json::parse(R"({
+    "format": "isrcheck-corpus", "version": 1,
+    "entries": [{
+      "name": "acks-1", "model": "partition", "kind": "safety",
+      "config": {"acks": "1", "faults": {"max_lossy_crashes": 0}},
+      "property": "no-acked-loss", "expected": "violated", "max_steps": 5,
+      "fix": {"config": {"acks": "all"}, "expected": "holds"},
+      "why": "acks=1 acknowledges before replication."
+    }]})");
+}
+
+std::string error_field(const json& document) {
+  try {
+    parse_manifest(document);
+  } catch (const CorpusError& e) {
+    return e.field;
+  }
+  return "(no error)";
+}
+
+TEST(CorpusManifest, AValidManifestResolvesBothConfigurations) {
+  const Manifest m = parse_manifest(valid_manifest());
+  ASSERT_EQ(m.entries.size(), 1u);
+  EXPECT_EQ(m.entries[0].unsafe_config.acks, spec::Acks::One);
+  EXPECT_EQ(m.entries[0].fixed_config.acks, spec::Acks::All);
+  EXPECT_EQ(m.entries[0].fixed_config.faults.max_lossy_crashes, 0) << "the fix is merged into the config";
+  EXPECT_EQ(m.entries[0].unsafe_config.properties, std::vector<std::string>{"no-acked-loss"});
+  EXPECT_EQ(m.entries[0].fixed_config.properties, std::vector<std::string>{"no-acked-loss"});
+}
+
+TEST(CorpusManifest, ErrorsNameTheField) {
+  auto with = [](auto edit) {
+    json m = valid_manifest();
+    edit(m);
+    return error_field(m);
+  };
+  EXPECT_EQ(with([](json& m) { m["format"] = "other"; }), "format");
+  EXPECT_EQ(with([](json& m) { m["entries"] = json::array(); }), "entries");
+  EXPECT_EQ(with([](json& m) { m["entries"][0].erase("name"); }), "entries[0].name");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["name"] = "Acks One"; }), "entries[0].name");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["colour"] = "red"; }), "entries[0].colour");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["model"] = "kraft"; }), "entries[0].model");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["kind"] = "liveness"; }), "entries[0].kind");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["config"]["acks"] = "2"; }), "entries[0].config.acks");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["config"]["faults"]["max_crashs"] = 1; }),
+            "entries[0].config.faults.max_crashs");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["fix"]["config"] = {{"flush", "sometimes"}}; }),
+            "entries[0].fix.config.flush");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["fix"]["config"] = {{"acks", "1"}}; }), "entries[0].fix.config");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["fix"]["expected"] = "violated"; }), "entries[0].fix.expected");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["property"] = "no-such-property"; }), "entries[0].property");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["config"]["properties"] = {"log-matching"}; }),
+            "entries[0].config.properties");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["expected"] = "holds"; }), "entries[0].expected");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["max_steps"] = 0; }), "entries[0].max_steps");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["failures"] = 2; }), "entries[0].failures");
+  EXPECT_EQ(with([](json& m) { m["entries"].push_back(m["entries"][0]); }), "entries[1].name");
+  EXPECT_EQ(with([](json& m) {
+              m["entries"][0]["kind"] = "availability";
+              m["entries"][0].erase("property");
+              m["entries"][0]["expected"] = "no-controller-quorum";
+              m["entries"][0]["fix"]["expected"] = "not-enough-replicas";
+            }),
+            "entries[0].failures");
+  EXPECT_EQ(with([](json& m) {
+              m["entries"][0]["kind"] = "availability";
+              m["entries"][0].erase("property");
+              m["entries"][0]["failures"] = 2;
+              m["entries"][0]["expected"] = "down";
+            }),
+            "entries[0].expected");
+}
+
+// --- the command line ---------------------------------------------------------------------
+
+TEST(CorpusCli, RegenerateRewritesTheSameBytes) {
+  const CorpusEntry& entry = first_safety_entry();
+  const std::string dir = trace_test::temp_path("_regen");
+  const auto r = run_isrcheck("corpus regenerate --manifest '" + kManifest + "' --only " + entry.name +
+                              " --threads 2 --out '" + dir + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("written"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(dir + "/" + trace_file_name(entry)), slurp(kCorpusDir + "/" + trace_file_name(entry)));
+  const auto again = run_isrcheck("corpus regenerate --manifest '" + kManifest + "' --only " + entry.name +
+                                  " --threads 1 --out '" + dir + "'");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("unchanged"), std::string::npos) << again.out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CorpusCli, VerifyPrintsATableAndFailsOnAMismatch) {
+  const CorpusEntry& entry = first_safety_entry();
+  const auto ok = run_isrcheck("corpus verify --manifest '" + kManifest + "' --only " + entry.name);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find(entry.name), std::string::npos);
+  EXPECT_NE(ok.out.find("corpus verified: 1 of 1"), std::string::npos) << ok.out;
+
+  const std::string dir = trace_test::temp_path("_empty");
+  std::filesystem::create_directories(dir);
+  const auto missing = run_isrcheck("corpus verify --manifest '" + kManifest + "' --only " + entry.name +
+                                    " --traces '" + dir + "'");
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("MISMATCH"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CorpusCli, BadInputExitsTwoNamingTheField) {
+  const auto unknown = run_isrcheck("corpus verify --manifest '" + kManifest + "' --only no-such-entry");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--only"), std::string::npos) << unknown.err;
+
+  json bad = valid_manifest();
+  bad["entries"][0]["config"]["acks"] = "2";
+  const std::string path = trace_test::write_temp(bad.dump());
+  const auto r = run_isrcheck("corpus regenerate --manifest '" + path + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("entries[0].config.acks"), std::string::npos) << r.err;
+  std::remove(path.c_str());
+
+  const auto absent = run_isrcheck("corpus verify --manifest /nonexistent/manifest.json");
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("--manifest"), std::string::npos) << absent.err;
+}
+
+}  // namespace
+}  // namespace isr::analysis
