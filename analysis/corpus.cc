@@ -228,48 +228,6 @@ SideResult availability_side(const CorpusEntry& entry, const spec::Config& confi
   return r;
 }
 
-// Like counterexamples::replay_trace, without judging a property at the end: an
-// availability witness ends in a state classified by the availability analysis.
-std::string replay_steps(const spec::PartitionModel& model, const json& trace) {
-  using State = spec::PartitionModel::State;
-  using Action = spec::PartitionModel::Action;
-  const json& steps = trace.at("steps");
-  auto matches = [&](State& candidate, const json& recorded) {
-    if (model.state_to_json(candidate) == recorded) return true;
-    State canonical = candidate;
-    model.canonicalize(canonical);
-    if (model.state_to_json(canonical) != recorded) return false;
-    candidate = canonical;
-    return true;
-  };
-  State current{};
-  bool found = false;
-  for (State candidate : model.initial_states()) {
-    if (matches(candidate, steps[0].at("state"))) {
-      current = candidate;
-      found = true;
-      break;
-    }
-  }
-  if (!found) return "step 0: not an initial state of the model";
-  for (size_t i = 1; i < steps.size(); ++i) {
-    const json& recorded = steps[i].at("action");
-    std::vector<Action> enabled;
-    model.for_each_action(current, [&](const Action& a) { enabled.push_back(a); });
-    const auto chosen = std::find_if(enabled.begin(), enabled.end(),
-                                     [&](const Action& a) { return model.action_to_json(a) == recorded; });
-    if (chosen == enabled.end()) {
-      return "step " + std::to_string(i) + ": action " + recorded.dump() + " is not enabled";
-    }
-    State next = model.next_state(current, *chosen);
-    if (!matches(next, steps[i].at("state"))) {
-      return "step " + std::to_string(i) + ": the action leads to a different state than the recorded one";
-    }
-    current = next;
-  }
-  return "";
-}
-
 }  // namespace
 
 Manifest parse_manifest(const json& document) {
@@ -369,7 +327,8 @@ std::string replay_problem(const CorpusEntry& entry, const json& trace) {
         return "the trace witnesses " + trace.at("property").dump() + ", not availability:" + entry.expected;
       }
       const spec::PartitionModel model(spec::load_config(&trace.at("config"), {}));
-      return replay_steps(model, trace);
+      const auto result = counterexamples::replay_trace(model, trace, counterexamples::ReplayEnd::StepsOnly);
+      return result.reproduced ? "" : result.summary();
     }
     if (trace.at("config") != spec::to_json(entry.unsafe_config)) {
       return "the trace's configuration is not the entry's (regenerate the corpus)";
