@@ -1,5 +1,5 @@
-// `isrcheck list properties|protocols|fixes`: the names the configuration accepts, each
-// with a one-line description.
+// `isrcheck list properties|protocols|fixes [--model partition|kraft]`: the names the
+// configuration of a model accepts, each with a one-line description.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "properties/catalog.h"
+#include "properties/kraft.h"
 #include "spec/config.h"
+#include "spec/kraft/kraft_config.h"
 
 namespace isr::cli {
 namespace {
@@ -23,9 +25,19 @@ void print_table(const std::vector<std::pair<std::string_view, std::string_view>
   }
 }
 
-void list(const std::string& what) {
+void list(const std::string& what, const std::string& model) {
   std::vector<std::pair<std::string_view, std::string_view>> rows;
-  if (what == "properties") {
+  if (model == "kraft") {
+    // The quorum model has no protocol generations: its fixes are toggled one by one.
+    if (what == "protocols") {
+      throw UsageError("list protocols", "the kraft model has no protocol generations; see `list fixes --model kraft`");
+    }
+    if (what == "properties") {
+      for (const auto& p : properties::kraft_catalog()) rows.emplace_back(p.name, p.description);
+    } else {
+      for (const auto& f : spec::kraft::all_fixes()) rows.emplace_back(f.name, f.description);
+    }
+  } else if (what == "properties") {
     for (const auto& p : properties::catalog()) rows.emplace_back(p.name, p.description);
   } else if (what == "protocols") {
     for (const auto p : spec::all_protocols()) {
@@ -46,7 +58,10 @@ void add_list_command(CLI::App& app) {
   command->add_option("what", *what, "properties, protocols or fixes")
       ->required()
       ->check(CLI::IsMember({"properties", "protocols", "fixes"}));
-  command->callback([what] { list(*what); });
+  auto model = std::make_shared<std::string>("partition");
+  command->add_option("--model", *model, "Which model's names: partition (default) or kraft")
+      ->check(CLI::IsMember({"partition", "kraft"}));
+  command->callback([what, model] { list(*what, *model); });
 }
 
 }  // namespace isr::cli

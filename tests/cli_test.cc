@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/catalog.h"
+#include "properties/kraft.h"
 #include "spec/config.h"
 #include "tests/trace_test_support.h"
 
@@ -135,6 +136,24 @@ TEST(Cli, ListProperties) {
     EXPECT_EQ(rows[i].rfind(std::string(catalog[i].name) + " ", 0), 0u) << rows[i];
     EXPECT_NE(rows[i].find(std::string(catalog[i].description)), std::string::npos);
   }
+}
+
+TEST(Cli, ListPropertiesOfTheKraftModel) {
+  const Result r = run("list properties --model kraft");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = lines(r.out);
+  const auto& catalog = isr::properties::kraft_catalog();
+  ASSERT_EQ(rows.size(), catalog.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].rfind(std::string(catalog[i].name) + " ", 0), 0u) << rows[i];
+  }
+  EXPECT_NE(r.out.find("single-controller-per-epoch"), std::string::npos);
+  const Result fixes = run("list fixes --model kraft");
+  EXPECT_EQ(fixes.exit_code, 0) << fixes.err;
+  EXPECT_NE(fixes.out.find("persist_vote"), std::string::npos) << fixes.out;
+  const Result protocols = run("list protocols --model kraft");
+  EXPECT_EQ(protocols.exit_code, 2);
+  EXPECT_NE(protocols.err.find("no protocol generations"), std::string::npos) << protocols.err;
 }
 
 }  // namespace
