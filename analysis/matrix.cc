@@ -26,15 +26,6 @@ using nlohmann::json;
 // Bump when the meaning or the stored form of a cached cell changes.
 constexpr std::string_view kCacheFormat = "isrcheck-matrix-cache-v1";
 
-std::string_view acks_text(spec::Acks a) {
-  switch (a) {
-    case spec::Acks::Zero: return "0";
-    case spec::Acks::One: return "1";
-    case spec::Acks::All: return "all";
-  }
-  return "all";
-}
-
 std::string_view placement_text(spec::Placement p) {
   return p == spec::Placement::Combined ? "combined" : "dedicated";
 }
@@ -203,7 +194,7 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
 
 std::string MatrixCell::id() const {
   std::string s = "rf" + std::to_string(replication_factor) + "-isr" + std::to_string(min_isr) +
-                  "-acks" + std::string(acks_text(acks)) + (unclean ? "-unclean" : "-clean") +
+                  "-acks" + std::string(spec::acks_name(acks)) + (unclean ? "-unclean" : "-clean") +
                   (elr ? "-elr" : "-noelr") + "-" + std::string(placement_text(placement)) + "-f" +
                   std::to_string(failures);
   if (lossy) s += "-lossy";
@@ -212,7 +203,7 @@ std::string MatrixCell::id() const {
 
 std::string MatrixCell::label() const {
   std::string s = "RF " + std::to_string(replication_factor) + ", min ISR " + std::to_string(min_isr) +
-                  ", acks=" + std::string(acks_text(acks)) + ", unclean " + (unclean ? "on" : "off") +
+                  ", acks=" + std::string(spec::acks_name(acks)) + ", unclean " + (unclean ? "on" : "off") +
                   ", ELR " + (elr ? "on" : "off") + ", " + std::string(placement_text(placement)) + ", ";
   if (failures == 0) return s + "no failure";
   s += std::to_string(failures) + (lossy ? " lossy" : "") + (failures == 1 ? " failure" : " failures");
@@ -303,7 +294,7 @@ spec::Config matrix_cell_config(const json& base, const std::vector<std::string>
   doc["brokers"] = cell.replication_factor;
   doc["replication_factor"] = cell.replication_factor;
   doc["min_insync_replicas"] = cell.min_isr;
-  doc["acks"] = std::string(acks_text(cell.acks));
+  doc["acks"] = std::string(spec::acks_name(cell.acks));
   doc["unclean_leader_election"] = cell.unclean;
   doc["eligible_leader_replicas"] = cell.elr;
   if (!doc.contains("controller") || !doc["controller"].is_object()) doc["controller"] = json::object();

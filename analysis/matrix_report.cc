@@ -16,15 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string_view acks_text(spec::Acks a) {
-  switch (a) {
-    case spec::Acks::Zero: return "0";
-    case spec::Acks::One: return "1";
-    case spec::Acks::All: return "all";
-  }
-  return "all";
-}
-
 std::string fixed(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
@@ -71,7 +62,7 @@ std::string column_title(const ColumnKey& c) {
 std::vector<std::string> row_titles() { return {"RF", "min ISR", "acks", "unclean", "ELR", "placement"}; }
 
 std::vector<std::string> row_values(const MatrixCell& c) {
-  return {std::to_string(c.replication_factor), std::to_string(c.min_isr), std::string(acks_text(c.acks)),
+  return {std::to_string(c.replication_factor), std::to_string(c.min_isr), std::string(spec::acks_name(c.acks)),
           c.unclean ? "on" : "off", c.elr ? "on" : "off",
           c.placement == spec::Placement::Combined ? "combined" : "dedicated"};
 }
@@ -213,7 +204,7 @@ json matrix_to_json(const MatrixResult& result) {
     json cell = {{"id", c.id()},
                  {"replication_factor", c.replication_factor},
                  {"min_insync_replicas", c.min_isr},
-                 {"acks", acks_text(c.acks)},
+                 {"acks", spec::acks_name(c.acks)},
                  {"unclean_leader_election", c.unclean},
                  {"eligible_leader_replicas", c.elr},
                  {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"},

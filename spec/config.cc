@@ -514,6 +514,8 @@ void resolve_properties(Config& c, bool given) {
   }
 }
 
+}  // namespace
+
 std::string_view acks_name(Acks a) {
   switch (a) {
     case Acks::Zero: return "0";
@@ -522,8 +524,6 @@ std::string_view acks_name(Acks a) {
   }
   return "all";
 }
-
-}  // namespace
 
 // ---- public interface -----------------------------------------------------------------
 

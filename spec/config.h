@@ -122,6 +122,8 @@ const std::vector<FixInfo>& all_fixes();
 
 // Names and descriptions, for parsing, `list protocols` and messages.
 std::string_view protocol_name(Protocol p);
+// The `acks` value as the configuration spells it: "0", "1" or "all".
+std::string_view acks_name(Acks a);
 std::string_view protocol_description(Protocol p);
 const std::vector<Protocol>& all_protocols();
 
