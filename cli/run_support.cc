@@ -8,6 +8,8 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "cli/commands.h"
 
@@ -28,17 +30,22 @@ InterruptGuard::InterruptGuard() {
 
 InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
 
-uint64_t parse_size(const std::string& text, const std::string& option) {
-  const UsageError error(option, "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
-                                     text + "\"");
+// "512M" -> {512, "M"}: the leading number and what follows it; `error` when there is no
+// number. Shared by the size and duration options.
+static std::pair<double, std::string> number_and_unit(const std::string& text, const UsageError& error) {
   std::size_t used = 0;
-  double value = 0;
   try {
-    value = std::stod(text, &used);
+    const double value = std::stod(text, &used);
+    return {value, text.substr(used)};
   } catch (const std::exception&) {
     throw error;
   }
-  std::string unit = text.substr(used);
+}
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  const UsageError error(option, "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
+                                     text + "\"");
+  auto [value, unit] = number_and_unit(text, error);
   for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
     unit = unit.substr(0, unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);
@@ -58,14 +65,7 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
 std::chrono::nanoseconds parse_duration(const std::string& text, const std::string& option) {
   const UsageError error(option, "expected seconds or a number with a unit (500ms, 10s, 5m, 2h), got \"" +
                                      text + "\"");
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw error;
-  }
-  const std::string unit = text.substr(used);
+  const auto [value, unit] = number_and_unit(text, error);
   double seconds_per_unit = 0;
   if (unit.empty() || unit == "s") seconds_per_unit = 1;
   else if (unit == "ms") seconds_per_unit = 1e-3;
