@@ -9,11 +9,10 @@
 #include <sstream>
 
 #include "analysis/availability.h"
-#include "analysis/verify.h"
-#include "checker/bfs_types.h"
+#include "analysis/corpus_models.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace_check.h"
-#include "spec/partition_model.h"
+#include "spec/config.h"
 
 namespace isr::analysis {
 namespace {
@@ -85,9 +84,10 @@ std::vector<std::string> availability_names() {
 }
 
 // A configuration error, re-rooted under the manifest field the document came from.
-spec::Config resolve(const json& document, const std::string& field, const std::string& property_field) {
+json resolve(const CorpusModel& model, const json& document, const std::string& field,
+             const std::string& property_field) {
   try {
-    return spec::load_config(&document, {});
+    return model.resolve(document);
   } catch (const spec::ConfigError& e) {
     const std::string what = e.what();
     const std::string message = what.substr(std::min(what.size(), e.field.size() + 2));
@@ -104,14 +104,19 @@ CorpusEntry parse_entry(const json& e, const std::string& field) {
   entry.name = read_string(required(e, field, "name"), field + ".name");
   check_name(entry.name, field + ".name");
   entry.model = read_string(required(e, field, "model"), field + ".model");
-  if (entry.model != "partition") {
-    throw CorpusError(field + ".model", "\"" + entry.model +
-                                            "\" is not supported by the corpus yet; allowed: \"partition\"");
+  const CorpusModel* model = find_corpus_model(entry.model);
+  if (model == nullptr) {
+    throw CorpusError(field + ".model",
+                      "unknown model \"" + entry.model + "\"; allowed: " + corpus_model_names());
   }
   const std::string kind = e.contains("kind") ? read_string(e["kind"], field + ".kind") : "safety";
   if (kind == "safety") {
     entry.kind = EntryKind::Safety;
   } else if (kind == "availability") {
+    // The availability analysis classifies the partition model's produce outcomes.
+    if (entry.model != "partition") {
+      throw CorpusError(field + ".kind", "\"availability\" is only for model \"partition\"");
+    }
     entry.kind = EntryKind::Availability;
   } else {
     throw CorpusError(field + ".kind", "expected \"safety\" or \"availability\", got \"" + kind + "\"");
@@ -181,9 +186,9 @@ CorpusEntry parse_entry(const json& e, const std::string& field) {
       }
     }
   }
-  entry.unsafe_config = resolve(unsafe_doc, field + ".config", field + ".property");
-  entry.fixed_config = resolve(fixed_doc, field + ".fix.config", field + ".property");
-  if (spec::to_json(entry.unsafe_config) == spec::to_json(entry.fixed_config)) {
+  entry.unsafe_config = resolve(*model, unsafe_doc, field + ".config", field + ".property");
+  entry.fixed_config = resolve(*model, fixed_doc, field + ".fix.config", field + ".property");
+  if (entry.unsafe_config == entry.fixed_config) {
     throw CorpusError(field + ".fix.config", "changes nothing in the resolved configuration");
   }
   return entry;
@@ -197,21 +202,14 @@ std::string read_text(const std::string& path, bool& found) {
   return text.str();
 }
 
-SideResult safety_side(const spec::Config& config, const RunOptions& options) {
-  VerifyOptions verify_options;
-  verify_options.threads = options.threads;
-  const VerifyOutcome outcome = verify(config, verify_options);
-  SideResult r;
-  r.verdict = std::string(checker::verdict_name(outcome.verdict));
-  r.property = outcome.property;
-  r.steps = outcome.trace_steps;
-  r.states = outcome.distinct_states;
-  r.seconds = outcome.seconds;
-  r.trace = outcome.trace;
-  return r;
+const CorpusModel& model_of(const CorpusEntry& entry) {
+  const CorpusModel* model = find_corpus_model(entry.model);
+  if (model == nullptr) throw std::invalid_argument("the corpus has no model \"" + entry.model + "\"");
+  return *model;
 }
 
-SideResult availability_side(const CorpusEntry& entry, const spec::Config& config, const RunOptions& options) {
+SideResult availability_side(const CorpusEntry& entry, const json& resolved, const RunOptions& options) {
+  const spec::Config config = spec::load_config(&resolved, {});
   AvailabilityOptions availability_options;
   availability_options.failures = entry.failures;
   availability_options.lossy = entry.lossy;
@@ -284,12 +282,12 @@ std::string trace_file_name(const CorpusEntry& entry) { return entry.name + ".js
 std::string trace_file_text(const json& trace) { return trace.dump(2) + "\n"; }
 
 SideResult run_unsafe(const CorpusEntry& entry, const RunOptions& options) {
-  return entry.kind == EntryKind::Safety ? safety_side(entry.unsafe_config, options)
+  return entry.kind == EntryKind::Safety ? model_of(entry).search(entry.unsafe_config, options)
                                          : availability_side(entry, entry.unsafe_config, options);
 }
 
 SideResult run_fix(const CorpusEntry& entry, const RunOptions& options) {
-  return entry.kind == EntryKind::Safety ? safety_side(entry.fixed_config, options)
+  return entry.kind == EntryKind::Safety ? model_of(entry).search(entry.fixed_config, options)
                                          : availability_side(entry, entry.fixed_config, options);
 }
 
@@ -326,16 +324,16 @@ std::string replay_problem(const CorpusEntry& entry, const json& trace) {
       if (trace.at("property") != "availability:" + entry.expected) {
         return "the trace witnesses " + trace.at("property").dump() + ", not availability:" + entry.expected;
       }
-      const spec::PartitionModel model(spec::load_config(&trace.at("config"), {}));
-      const auto result = counterexamples::replay_trace(model, trace, counterexamples::ReplayEnd::StepsOnly);
+      const auto result =
+          model_of(entry).replay(trace.at("config"), trace, counterexamples::ReplayEnd::StepsOnly);
       return result.reproduced ? "" : result.summary();
     }
-    if (trace.at("config") != spec::to_json(entry.unsafe_config)) {
+    if (trace.at("config") != entry.unsafe_config) {
       return "the trace's configuration is not the entry's (regenerate the corpus)";
     }
     if (trace.at("property") != entry.property) return "the trace violates " + trace.at("property").dump();
-    const spec::PartitionModel model(entry.unsafe_config);
-    const counterexamples::ReplayResult result = counterexamples::replay_trace(model, trace);
+    const counterexamples::ReplayResult result =
+        model_of(entry).replay(entry.unsafe_config, trace, counterexamples::ReplayEnd::PropertyViolated);
     return result.reproduced ? "" : result.summary();
   } catch (const counterexamples::TraceFormatError& e) {
     return std::string("malformed trace: ") + e.what();

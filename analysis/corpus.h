@@ -17,8 +17,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
-
 namespace isr::analysis {
 
 inline constexpr const char* kCorpusFormatName = "isrcheck-corpus";
@@ -35,7 +33,7 @@ enum class EntryKind { Safety, Availability };
 
 struct CorpusEntry {
   std::string name;                // kebab-case; the trace file is <name>.json
-  std::string model = "partition";
+  std::string model = "partition";  // a model of corpus_models.h: "partition", "kraft"
   EntryKind kind = EntryKind::Safety;
   nlohmann::json config;           // the configuration document that shows the hazard
   nlohmann::json fix;              // the delta (JSON merge patch) that removes it
@@ -51,9 +49,10 @@ struct CorpusEntry {
   bool slow = false;               // its fix check takes long: run by the slow test only
   std::string why;                 // one sentence, in Kafka terms
 
-  // Resolved from the documents above (safety: checking only `property`).
-  spec::Config unsafe_config;
-  spec::Config fixed_config;
+  // Resolved from the documents above by the entry's model (safety: checking only
+  // `property`): every key, as the model's traces record their "config".
+  nlohmann::json unsafe_config;
+  nlohmann::json fixed_config;
 };
 
 struct Manifest {

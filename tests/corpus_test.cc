@@ -14,8 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/corpus.h"
+#include "analysis/corpus_models.h"
 #include "counterexamples/replay.h"
-#include "spec/partition_model.h"
+#include "spec/kraft/kraft_config.h"
 #include "tests/trace_test_support.h"
 
 namespace isr::analysis {
@@ -49,7 +50,8 @@ const CorpusEntry& first_safety_entry() {
 TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   std::vector<std::string> names;
   for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
-  for (const char* required : {"acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
+  for (const char* required : {"kraft-vote-not-persisted", "kraft-hw-older-epoch", "kraft-disk-loss-same-voter",
+                               "acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
                                "kip-101-divergent-epochs", "kip-279-stale-follower-hw",
                                "kip-320-shrink-before-commit", "kip-497-stale-incarnation",
@@ -62,12 +64,35 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   for (size_t i = 0; i + 1 < generations.size(); ++i) {
     bool found = false;
     for (const CorpusEntry& entry : corpus().entries) {
-      if (spec::protocol_name(entry.unsafe_config.protocol) == generations[i] &&
-          spec::protocol_name(entry.fixed_config.protocol) == generations[i + 1]) {
+      if (entry.model == "partition" && entry.unsafe_config.at("protocol") == generations[i] &&
+          entry.fixed_config.at("protocol") == generations[i + 1]) {
         found = true;
       }
     }
     EXPECT_TRUE(found) << "no entry for " << generations[i] << " -> " << generations[i + 1];
+  }
+}
+
+// Every KRaft toggle is a hazard (docs/kraft.md): each has an entry whose unsafe side has
+// that one fix off, every other on, and whose fix turns it back on.
+TEST(Corpus, EveryKraftToggleHasAnEntryThatSwitchesItBackOn) {
+  for (const spec::kraft::KraftFixInfo& fix : spec::kraft::all_fixes()) {
+    const std::string toggle(fix.name);
+    int found = 0;
+    for (const CorpusEntry& entry : corpus().entries) {
+      if (entry.model != "kraft") continue;
+      const json& unsafe = entry.unsafe_config.at("fixes");
+      const json& fixed = entry.fixed_config.at("fixes");
+      bool others_on = true;
+      for (const auto& [name, on] : unsafe.items()) others_on = others_on && (name == toggle || on == true);
+      if (unsafe.at(toggle) == false && fixed.at(toggle) == true && others_on) {
+        ++found;
+        json rest = entry.fixed_config;
+        rest["fixes"][toggle] = false;
+        EXPECT_EQ(rest, entry.unsafe_config) << entry.name << ": the fix changes more than fixes." << toggle;
+      }
+    }
+    EXPECT_EQ(found, 1) << "entries for fixes." << toggle;
   }
 }
 
@@ -78,9 +103,11 @@ TEST(Corpus, EveryStoredTraceReplays) {
     EXPECT_EQ(replay_problem(entry, trace), "");
     EXPECT_LE(static_cast<int>(trace.at("steps").size()) - 1, entry.max_steps);
     if (entry.kind != EntryKind::Safety) continue;
-    // Directly through the replayer `isrcheck replay` uses, from the trace's own config.
-    const spec::PartitionModel model(spec::load_config(&trace.at("config"), {}));
-    const counterexamples::ReplayResult replayed = counterexamples::replay_trace(model, trace);
+    // Directly through the model the trace names, rebuilt from the trace's own config.
+    const CorpusModel* model = find_corpus_model(trace.at("model").get<std::string>());
+    ASSERT_NE(model, nullptr);
+    const counterexamples::ReplayResult replayed =
+        model->replay(trace.at("config"), trace, counterexamples::ReplayEnd::PropertyViolated);
     EXPECT_TRUE(replayed.reproduced) << replayed.summary();
     EXPECT_EQ(replayed.property, entry.property);
   }
@@ -192,11 +219,50 @@ std::string error_field(const json& document) {
 TEST(CorpusManifest, AValidManifestResolvesBothConfigurations) {
   const Manifest m = parse_manifest(valid_manifest());
   ASSERT_EQ(m.entries.size(), 1u);
-  EXPECT_EQ(m.entries[0].unsafe_config.acks, spec::Acks::One);
-  EXPECT_EQ(m.entries[0].fixed_config.acks, spec::Acks::All);
-  EXPECT_EQ(m.entries[0].fixed_config.faults.max_lossy_crashes, 0) << "the fix is merged into the config";
-  EXPECT_EQ(m.entries[0].unsafe_config.properties, std::vector<std::string>{"no-acked-loss"});
-  EXPECT_EQ(m.entries[0].fixed_config.properties, std::vector<std::string>{"no-acked-loss"});
+  EXPECT_EQ(m.entries[0].unsafe_config.at("acks"), "1");
+  EXPECT_EQ(m.entries[0].fixed_config.at("acks"), "all");
+  EXPECT_EQ(m.entries[0].fixed_config.at("faults").at("max_lossy_crashes"), 0) << "the fix is merged into the config";
+  EXPECT_EQ(m.entries[0].unsafe_config.at("properties"), json::array({"no-acked-loss"}));
+  EXPECT_EQ(m.entries[0].fixed_config.at("properties"), json::array({"no-acked-loss"}));
+}
+
+json valid_kraft_manifest() {
+  return json::parse(R"({
+    "format": "isrcheck-corpus", "version": 1,
+    "entries": [{
+      "name": "vote", "model": "kraft",
+      "config": {"fixes": {"persist_vote": false}, "bounds": {"max_epoch": 2}},
+      "property": "single-controller-per-epoch", "expected": "violated", "max_steps": 6,
+      "fix": {"config": {"fixes": {"persist_vote": true}}, "expected": "holds"},
+      "why": "An unpersisted vote is granted twice."
+    }]})");
+}
+
+TEST(CorpusManifest, AKraftEntryIsResolvedByTheKraftModel) {
+  const Manifest m = parse_manifest(valid_kraft_manifest());
+  ASSERT_EQ(m.entries.size(), 1u);
+  EXPECT_EQ(m.entries[0].unsafe_config.at("fixes").at("persist_vote"), false);
+  EXPECT_EQ(m.entries[0].fixed_config.at("fixes").at("persist_vote"), true);
+  EXPECT_EQ(m.entries[0].fixed_config.at("bounds").at("max_epoch"), 2);
+  EXPECT_EQ(m.entries[0].unsafe_config.at("properties"), json::array({"single-controller-per-epoch"}));
+  EXPECT_EQ(m.entries[0].unsafe_config.at("voters"), 3) << "defaults of the KRaft model";
+
+  auto with = [](auto edit) {
+    json doc = valid_kraft_manifest();
+    edit(doc);
+    return error_field(doc);
+  };
+  EXPECT_EQ(with([](json& d) { d["entries"][0]["config"]["acks"] = "1"; }), "entries[0].config.acks");
+  EXPECT_EQ(with([](json& d) { d["entries"][0]["config"]["voters"] = 4; }), "entries[0].config.voters");
+  EXPECT_EQ(with([](json& d) { d["entries"][0]["fix"]["config"] = {{"fixes", {{"persist_votes", true}}}}; }),
+            "entries[0].fix.config.fixes.persist_votes");
+  EXPECT_EQ(with([](json& d) { d["entries"][0]["property"] = "no-acked-loss"; }), "entries[0].property");
+  EXPECT_EQ(with([](json& d) {
+              d["entries"][0]["kind"] = "availability";
+              d["entries"][0].erase("property");
+              d["entries"][0]["failures"] = 1;
+            }),
+            "entries[0].kind");
 }
 
 TEST(CorpusManifest, ErrorsNameTheField) {
@@ -210,7 +276,9 @@ TEST(CorpusManifest, ErrorsNameTheField) {
   EXPECT_EQ(with([](json& m) { m["entries"][0].erase("name"); }), "entries[0].name");
   EXPECT_EQ(with([](json& m) { m["entries"][0]["name"] = "Acks One"; }), "entries[0].name");
   EXPECT_EQ(with([](json& m) { m["entries"][0]["colour"] = "red"; }), "entries[0].colour");
-  EXPECT_EQ(with([](json& m) { m["entries"][0]["model"] = "kraft"; }), "entries[0].model");
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["model"] = "zookeeper"; }), "entries[0].model");
+  // A known model judges the configuration by its own keys.
+  EXPECT_EQ(with([](json& m) { m["entries"][0]["model"] = "kraft"; }), "entries[0].config.acks");
   EXPECT_EQ(with([](json& m) { m["entries"][0]["kind"] = "liveness"; }), "entries[0].kind");
   EXPECT_EQ(with([](json& m) { m["entries"][0]["config"]["acks"] = "2"; }), "entries[0].config.acks");
   EXPECT_EQ(with([](json& m) { m["entries"][0]["config"]["faults"]["max_crashs"] = 1; }),
@@ -273,6 +341,27 @@ TEST(CorpusCli, VerifyPrintsATableAndFailsOnAMismatch) {
   EXPECT_EQ(missing.exit_code, 1) << missing.out;
   EXPECT_NE(missing.out.find("MISMATCH"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// The traces of other models go through the same commands as any trace: `replay` rebuilds
+// the model the trace names, `render` shows it in that model's terms.
+TEST(CorpusCli, KraftTracesReplayAndRenderThroughTheCommandLine) {
+  int kraft_entries = 0;
+  for (const CorpusEntry& entry : corpus().entries) {
+    if (entry.model != "kraft") continue;
+    ++kraft_entries;
+    const std::string file = "'" + kCorpusDir + "/" + trace_file_name(entry) + "'";
+    const auto replayed = run_isrcheck("replay " + file);
+    EXPECT_EQ(replayed.exit_code, 0) << entry.name << replayed.out << replayed.err;
+    EXPECT_NE(replayed.out.find("reproduced: " + std::to_string(entry.max_steps) + " steps, property " +
+                                entry.property),
+              std::string::npos)
+        << replayed.out;
+    const auto rendered = run_isrcheck("render " + file);
+    EXPECT_EQ(rendered.exit_code, 0) << rendered.err;
+    EXPECT_NE(rendered.out.find("log (epoch:writer, | = HW)"), std::string::npos) << rendered.out;
+  }
+  EXPECT_EQ(kraft_entries, 3);
 }
 
 TEST(CorpusCli, BadInputExitsTwoNamingTheField) {
