@@ -1,5 +1,9 @@
-// Choosing a renderer by name (see render.h).
+// Choosing a renderer by name (see render.h), and the model vocabulary by the trace's
+// "model" (render_model.h).
 #include "counterexamples/render.h"
+
+#include "counterexamples/render_model.h"
+#include "counterexamples/render_words.h"
 
 namespace isr::counterexamples {
 
@@ -24,6 +28,16 @@ std::optional<RenderFormat> parse_render_format(std::string_view name) {
     if (render_format_name(format) == name) return format;
   }
   return std::nullopt;
+}
+
+const ModelRendering& rendering_for(const nlohmann::json& trace) {
+  static const ModelRendering partition = {
+      partition_columns, describe_changes, violation_sentence, entry_text, partition_node_lines,
+      [](const std::string&, const nlohmann::json&) { return std::string(); },
+      "log entries are epoch:record, | marks the high watermark", /*client_lanes=*/true, "Controller"};
+  const nlohmann::json& model = field(trace, "model");
+  if (model == "kraft") return kraft_rendering();
+  return partition;
 }
 
 std::string render_trace(const nlohmann::json& trace, RenderFormat format) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "counterexamples/render.h"
+#include "counterexamples/render_model.h"
 #include "counterexamples/render_words.h"
 #include "counterexamples/trace_check.h"
 
@@ -27,8 +28,11 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-std::string state_label(size_t index, const json& state) {
-  std::string label = "step " + std::to_string(index) + "\n";
+}  // namespace
+
+// The partition model's box: controller, replicas, clients.
+std::string partition_node_lines(const json& state) {
+  std::string label;
   const json& controller = field(state, "controller");
   if (controller.is_object()) {
     label += "controller: leader " + node_name(field(controller, "leader")) + " epoch " +
@@ -63,9 +67,8 @@ std::string state_label(size_t index, const json& state) {
   return label;
 }
 
-}  // namespace
-
 std::string render_dot(const json& trace) {
+  const ModelRendering& rendering = rendering_for(trace);
   const json& steps = trace.at("steps");
   std::string out = "digraph trace {\n";
   out += "  label=\"" + escape("counterexample: " + scalar_text(field(trace, "property"))) + "\";\n";
@@ -73,17 +76,17 @@ std::string render_dot(const json& trace) {
   out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
   out += "  edge [fontname=\"monospace\", fontsize=10];\n";
   for (size_t i = 0; i < steps.size(); ++i) {
-    std::string label = state_label(i, steps[i].at("state"));
+    std::string label = "step " + std::to_string(i) + "\n" + rendering.node_lines(steps[i].at("state"));
     std::string attributes;
     if (i + 1 == steps.size()) {
-      label += "VIOLATED: " + violation_sentence(trace) + "\n";
+      label += "VIOLATED: " + rendering.violation(trace) + "\n";
       attributes = ", color=red, penwidth=2";
     }
     out += "  s" + std::to_string(i) + " [label=\"" + escape(label) + "\"" + attributes + "];\n";
   }
   for (size_t i = 1; i < steps.size(); ++i) {
     std::string changes;
-    for (const std::string& phrase : describe_changes(steps[i - 1].at("state"), steps[i].at("state"))) {
+    for (const std::string& phrase : rendering.changes(steps[i - 1].at("state"), steps[i].at("state"))) {
       changes += (changes.empty() ? "" : "; ") + phrase;
     }
     out += "  s" + std::to_string(i - 1) + " -> s" + std::to_string(i) + " [label=\"" +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "counterexamples/render.h"
+#include "counterexamples/render_model.h"
 #include "counterexamples/render_words.h"
 #include "counterexamples/trace_check.h"
 
@@ -30,7 +31,7 @@ std::string clean(const std::string& text) {
 
 class Diagram {
  public:
-  explicit Diagram(const json& trace) : trace_(trace) {
+  explicit Diagram(const json& trace) : trace_(trace), rendering_(rendering_for(trace)) {
     const json& nodes = field(trace.at("steps")[0].at("state"), "nodes");
     if (nodes.is_array()) {
       for (const json& node : nodes) {
@@ -39,10 +40,12 @@ class Diagram {
       }
     }
     const json& initial = trace.at("steps")[0].at("state");
-    has_producer_ = initial.contains("producer") || nodes.is_array();
-    has_consumer_ = initial.contains("consumer");
+    has_producer_ = rendering_.client_lanes && (initial.contains("producer") || nodes.is_array());
+    has_consumer_ = rendering_.client_lanes && initial.contains("consumer");
     // The lane for the control plane; a model without one gets a neutral name.
-    system_ = initial.contains("controller") || nodes.is_array() ? "Controller" : "Model";
+    system_ = !rendering_.client_lanes                             ? rendering_.system_lane
+              : initial.contains("controller") || nodes.is_array() ? rendering_.system_lane
+                                                                   : "Model";
   }
 
   std::string render() {
@@ -56,7 +59,7 @@ class Diagram {
     for (size_t i = 1; i < steps.size(); ++i) {
       render_step(i, steps[i - 1].at("state"), steps[i]);
     }
-    out_ += "  Note over " + span() + ": VIOLATED " + clean(violation_sentence(trace_)) + "\n";
+    out_ += "  Note over " + span() + ": VIOLATED " + clean(rendering_.violation(trace_)) + "\n";
     return out_;
   }
 
@@ -89,8 +92,14 @@ class Diagram {
     return nullptr;
   }
 
+  // A node's replica; a model whose nodes are the replicas (KRaft voters) has none.
+  static const json& replica_of(const json* node) {
+    if (node == nullptr) return field(json(), "none");
+    return node->contains("replica") ? (*node)["replica"] : *node;
+  }
+
   // The entries a follower appended and the HW it ended with: "0:r1, HW 0".
-  static std::string fetched_text(const json& before, const json& after) {
+  std::string fetched_text(const json& before, const json& after) const {
     const json& old_log = field(before, "log");
     const json& new_log = field(after, "log");
     std::string entries;
@@ -100,7 +109,7 @@ class Diagram {
         ++common;
       }
       for (size_t i = common; i < new_log.size(); ++i) {
-        entries += (entries.empty() ? "" : " ") + entry_text(new_log[i]);
+        entries += (entries.empty() ? "" : " ") + rendering_.entry(new_log[i]);
       }
     }
     return (entries.empty() ? std::string("no records") : entries) + ", HW " +
@@ -172,13 +181,16 @@ class Diagram {
       const json& follower = param(action, {"follower", "node"});
       const json& leader = param(action, {"leader", "other"});
       const json* f = node_in(before, follower);
-      const json& replica = f != nullptr ? field(*f, "replica") : field(json(), "none");
+      const json& replica = replica_of(f);
+      const json& epoch = replica.contains("view") ? field(field(replica, "view"), "leader_epoch")
+                                                   : field(replica, "epoch");
       arrow(who(follower), who(leader), false,
-            n + "Fetch(offset " + compact(field(replica, "leo")) + ", epoch " +
-                compact(field(field(replica, "view"), "leader_epoch")) + ")");
+            n + "Fetch(offset " + compact(field(replica, "leo")) + ", epoch " + compact(epoch) + ")");
       const json* g = node_in(after, follower);
-      const json& new_replica = g != nullptr ? field(*g, "replica") : field(json(), "none");
-      if (!field(new_replica, "fetch_response").is_null()) {
+      const json& new_replica = replica_of(g);
+      if (field(action, "response_lost") == true) {
+        out_ += "  " + who(leader) + "--x" + who(follower) + ": response lost\n";
+      } else if (!field(new_replica, "fetch_response").is_null()) {
         // The response is in flight; the follower handles it in a later FetchResponse.
         const std::string text = in_flight_text(new_replica);
         const std::string prefix = "fetch response from " + node_name(leader) + ": ";
@@ -188,6 +200,20 @@ class Diagram {
         // Fetch and response in one step: what the follower took from it.
         arrow(who(leader), who(follower), true, "response: " + fetched_text(replica, new_replica));
       }
+    } else if (kind == "Vote") {
+      // KRaft: one Vote round trip; granted when the voter now votes for the candidate.
+      const json& candidate = field(action, "candidate");
+      const json& voter = field(action, "voter");
+      const json* c = node_in(after, candidate);
+      const json* v = node_in(after, voter);
+      const json& epoch = c != nullptr ? field(*c, "epoch") : field(json(), "none");
+      arrow(who(candidate), who(voter), false, n + "Vote(epoch " + compact(epoch) + ")");
+      const bool granted = v != nullptr && field(*v, "voted_for") == candidate && field(*v, "epoch") == epoch;
+      arrow(who(voter), who(candidate), true, granted ? "vote granted" : "vote refused");
+    } else if (kind == "BeginEpoch") {
+      const json* l = node_in(before, field(action, "leader"));
+      arrow(who(field(action, "leader")), who(field(action, "voter")), false,
+            n + "BeginQuorumEpoch(epoch " + (l != nullptr ? compact(field(*l, "epoch")) : "?") + ")");
     } else if (kind == "FetchResponse") {
       note(who(node), n + "handle fetch response");
     } else if (kind == "EpochQuery") {
@@ -237,16 +263,17 @@ class Diagram {
 
   // Every change the step made, as arrows back to clients or notes over the node.
   void render_effects(const json& before, const json& after, const json& source) {
-    for (const std::string& phrase : describe_changes(before, after)) {
+    for (const std::string& phrase : rendering_.changes(before, after)) {
       if (phrase.find("sees follower") != std::string::npos ||
           phrase.find("got fetch response") != std::string::npos ||
           phrase.find("handled its fetch response") != std::string::npos ||
           phrase.find("sent AlterPartition") != std::string::npos) {
         continue;  // drawn as an arrow already
       }
-      if (phrase.rfind("node ", 0) == 0) {
+      const size_t subject = phrase.rfind("node ", 0) == 0 ? 5 : phrase.rfind("voter ", 0) == 0 ? 6 : 0;
+      if (subject > 0) {
         const size_t colon = phrase.find(": ");
-        const std::string id = phrase.substr(5, colon - 5);
+        const std::string id = phrase.substr(subject, colon - subject);
         json node_id = json::parse(id, nullptr, false);
         if (node_id.is_discarded()) node_id = id;
         // A node without a broker lane (a dedicated voter) is drawn on the controller's
@@ -272,6 +299,7 @@ class Diagram {
   }
 
   const json& trace_;
+  const ModelRendering& rendering_;
   std::vector<json> brokers_;
   bool has_producer_ = false;
   bool has_consumer_ = false;

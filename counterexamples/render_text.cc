@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "counterexamples/render.h"
+#include "counterexamples/render_model.h"
 #include "counterexamples/render_words.h"
 #include "counterexamples/trace_check.h"
 
@@ -17,18 +18,6 @@ using nlohmann::json;
 namespace {
 
 enum class Style { Text, Markdown };
-
-// One table cell: what is shown, and what decides whether it changed (the underlying
-// fields, so that the HW bar moving inside the log does not mark the log as changed).
-struct Cell {
-  std::string text;
-  std::string signature;
-};
-
-struct Column {
-  std::string title;
-  std::function<Cell(const json& node)> cell;
-};
 
 const std::set<std::string> kNodeKeys = {"id", "broker", "voter", "alive", "last_stop",
                                          "broker_epoch", "cut", "replica"};
@@ -64,9 +53,11 @@ const json& replica_field(const json& node, const char* key) {
 
 Cell scalar_cell(const json& value) { return {scalar_text(value), value.dump()}; }
 
-// Columns for this trace: the known ones, "flushed" only when some replica ever had an
-// unflushed suffix, and one column per node or replica field no rule knows.
-std::vector<Column> columns_for(const json& steps) {
+}  // namespace
+
+// The partition model's columns: the known ones, "flushed" only when some replica ever
+// had an unflushed suffix, and one column per node or replica field no rule knows.
+std::vector<Column> partition_columns(const json& steps) {
   std::vector<Column> columns;
   columns.push_back({"node", [](const json& n) { return scalar_cell(json(node_name(field(n, "id")))); }});
   columns.push_back({"process", [](const json& n) {
@@ -153,6 +144,8 @@ std::vector<Column> columns_for(const json& steps) {
   return columns;
 }
 
+namespace {
+
 // The rows of one step's node table, with the cells that changed since `previous`.
 struct Table {
   std::vector<std::vector<std::string>> rows;
@@ -172,7 +165,8 @@ Table node_table(const std::vector<Column>& columns, const json& state, const js
     std::vector<std::string> row;
     for (const Column& column : columns) {
       const Cell cell = column.cell(nodes[i]);
-      const bool changed = old_node != nullptr && column.title != "node" &&
+      // The first column names the node: it never "changes".
+      const bool changed = old_node != nullptr && &column != &columns.front() &&
                            column.cell(*old_node).signature != cell.signature;
       row.push_back(mark(style == Style::Markdown ? md_escape(cell.text) : cell.text, changed, style));
     }
@@ -304,6 +298,7 @@ std::string node_kinds(const json& state) {
 }
 
 std::string render(const json& trace, Style style) {
+  const ModelRendering& rendering = rendering_for(trace);
   const json& steps = trace.at("steps");
   const bool md = style == Style::Markdown;
   const std::string property = scalar_text(field(trace, "property"));
@@ -328,13 +323,17 @@ std::string render(const json& trace, Style style) {
   std::string legend = md ? "legend: **bold** = changed since the previous step"
                           : "legend: * = changed since the previous step";
   if (!kinds.empty()) {
-    legend += md ? "; log entries are epoch:record, `|` marks the high watermark"
-                 : "; log entries are epoch:record, | marks the high watermark";
+    std::string words = rendering.legend;
+    if (md) {
+      const size_t bar = words.find("| marks");
+      if (bar != std::string::npos) words.replace(bar, 1, "`|`");
+    }
+    legend += "; " + words;
   }
   header.push_back(legend);
   for (const std::string& line : header) out += md ? "- " + line + "\n" : line + "\n";
 
-  const std::vector<Column> columns = columns_for(steps);
+  const std::vector<Column> columns = rendering.columns(steps);
   const std::string indent = md ? "" : "  ";
   for (size_t i = 0; i < steps.size(); ++i) {
     const json& state = steps[i].at("state");
@@ -343,7 +342,7 @@ std::string render(const json& trace, Style style) {
     out += md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
               : "\nStep " + std::to_string(i) + ": " + action + "\n";
     if (previous != nullptr) {
-      std::vector<std::string> changes = group_changes(describe_changes(*previous, state));
+      std::vector<std::string> changes = group_changes(rendering.changes(*previous, state));
       const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
       out += md ? "**changed:** " + summary + "\n\n" : indent + "changed: " + summary + "\n";
     }
@@ -370,11 +369,13 @@ std::string render(const json& trace, Style style) {
       const bool bookkeeping = key == "faults" || key == "history";
       if ((previous == nullptr && !bookkeeping) ||
           (previous != nullptr && field(*previous, key.c_str()) != value)) {
-        emit(key, generic_line(value, section(key.c_str()), style));
+        const std::string words = rendering.section(key, value);
+        emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
+                                : (style == Style::Markdown ? md_escape(words) : words));
       }
     }
   }
-  const std::string violation = violation_sentence(trace);
+  const std::string violation = rendering.violation(trace);
   out += md ? "\n**Violation:** " + violation + "\n" : "\nVIOLATION: " + violation + "\n";
   return out;
 }

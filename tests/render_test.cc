@@ -236,12 +236,13 @@ TEST(RenderMermaid, DrawsTheResponseOfAFetchHandledInTheSameStep) {
       << diagram;
 }
 
-// Every line is a statement mermaid's sequence-diagram grammar accepts, and no message
+// Every line is a statement mermaid's sequence-diagram grammar accepts (arrows: ->>
+// request, -->> response, --x a response lost on the way), and no message
 // text holds the characters that end a statement (';') or start an entity ('#').
 void expect_valid_mermaid(const std::string& diagram) {
   const std::regex statement(
       "  (participant [A-Za-z0-9]+|Note over [A-Za-z0-9]+(,[A-Za-z0-9]+)?: [^;#]+|"
-      "[A-Za-z0-9]+-?->>[A-Za-z0-9]+: [^;#]+)");
+      "[A-Za-z0-9]+(-?->>|--x)[A-Za-z0-9]+: [^;#]+)");
   const std::vector<std::string> lines = lines_of(diagram);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0], "sequenceDiagram");
@@ -251,7 +252,7 @@ void expect_valid_mermaid(const std::string& diagram) {
     if (lines[i].rfind("  participant ", 0) == 0) participants.insert(lines[i].substr(14));
   }
   // Arrows and notes only name declared participants.
-  const std::regex names("^  (?:Note over ([A-Za-z0-9]+)(?:,([A-Za-z0-9]+))?|([A-Za-z0-9]+)-?->>([A-Za-z0-9]+)):");
+  const std::regex names("^  (?:Note over ([A-Za-z0-9]+)(?:,([A-Za-z0-9]+))?|([A-Za-z0-9]+)(?:-?->>|--x)([A-Za-z0-9]+)):");
   for (const std::string& line : lines) {
     std::smatch m;
     if (!std::regex_search(line, m, names)) continue;
@@ -328,6 +329,90 @@ TEST(RenderDot, EscapesQuotesAndRendersUnknownModels) {
   const std::string dot = render_dot(trace);
   expect_dot_structure(dot, trace["steps"].size());
   EXPECT_NE(dot.find("label=\"Arm(\\\"now\\\")\""), std::string::npos) << dot;
+  expect_dot_parses_if_available(dot);
+}
+
+// --- KRaft traces: the columns and words come from the trace's "model" -------------------
+
+// A real KRaft trace from the corpus (counterexamples/corpus, regenerated from the model):
+// Raft's figure 8 without the epoch-start rule for the HW.
+json kraft_trace(const std::string& name = "kraft-hw-older-epoch") {
+  return json::parse(trace_test::slurp(std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/" + name + ".json"));
+}
+
+TEST(RenderKraft, TextShowsEachVoterInKraftTerms) {
+  const json trace = kraft_trace();
+  ASSERT_EQ(trace.at("model"), "kraft");
+  const std::string text = render_text(trace);
+  EXPECT_NE(text.find("model kraft, found by bfs, 13 steps"), std::string::npos) << text;
+  EXPECT_NE(text.find("log entries are epoch:writer"), std::string::npos);
+  // The KRaft column set, none of the partition model's.
+  const std::string titles = line_starting(step_section(text, 0), "voter");
+  for (const char* title : {"process", "role", "epoch", "vote", "leader", "log (epoch:writer, | = HW)", "HW",
+                            "as leader"}) {
+    EXPECT_NE(titles.find(title), std::string::npos) << title << " in " << titles;
+  }
+  for (const char* partition_title : {"b.epoch", "view ISR", "HW ckpt", "in flight", "LEO"}) {
+    EXPECT_EQ(text.find(partition_title), std::string::npos) << partition_title;
+  }
+  const std::vector<std::string> n0_at_start = {"N0", "up", "unattached", "0", "-", "-", "(empty)", "0", "-"};
+  std::stringstream cells(line_starting(step_section(text, 0), "N0"));
+  for (const std::string& expected : n0_at_start) {
+    std::string cell;
+    cells >> cell;
+    EXPECT_EQ(cell, expected);
+  }
+  // Step 2: an election, in words and in the table (changes marked).
+  const std::string step2 = step_section(text, 2);
+  EXPECT_NE(step2.find("changed: voter 0: elected leader of epoch 1, appended 1:N0 at offset 0, epoch start "
+                       "offset 0; voter 1: voted for N0 in epoch 1"),
+            std::string::npos)
+      << step2;
+  EXPECT_NE(line_starting(step2, "N0").find("leader*"), std::string::npos) << step2;
+  EXPECT_NE(line_starting(step2, "N1").find("voted*"), std::string::npos) << step2;
+  // Step 12: the leader counts the follower whose response is lost and commits (1,0).
+  const std::string step12 = step_section(text, 12);
+  EXPECT_NE(step12.find("voter 0: HW 0 -> 1, sees N2 at end offset 1; quorum: committed 1:N0 from offset 0"),
+            std::string::npos)
+      << step12;
+  EXPECT_NE(line_starting(step12, "N0").find("1:N0 | 3:N0"), std::string::npos) << step12;
+  EXPECT_NE(step12.find("history: elected epoch 1 N0, epoch 2 N1, epoch 3 N0; committed 1:N0 (in epoch 3)"),
+            std::string::npos)
+      << step12;
+  EXPECT_NE(text.find("VIOLATION: Property metadata-leader-completeness is violated at step 13: the leader N1 of "
+                      "epoch 4 lacks the entry 1:N0 at offset 0, committed in epoch 3 (its log: 2:N1 4:N1)."),
+            std::string::npos)
+      << text;
+}
+
+TEST(RenderKraft, TheDoubleVoteNamesBothLeadersOfTheEpoch) {
+  const std::string text = render_text(kraft_trace("kraft-vote-not-persisted"));
+  EXPECT_NE(text.find("crashed (log and quorum-state file kept, in-memory state gone)"), std::string::npos) << text;
+  EXPECT_NE(text.find("quorum: 2 leaders elected in epoch 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("were both elected leader (active controller) of epoch 1."), std::string::npos) << text;
+}
+
+TEST(RenderKraft, MarkdownMermaidAndDotUseKraftTermsToo) {
+  const json trace = kraft_trace();
+  const std::string markdown = render_markdown(trace);
+  EXPECT_NE(markdown.find("| voter | process | role | epoch | vote | leader |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("**leader**"), std::string::npos);
+  EXPECT_NE(markdown.find("`|` marks the high watermark"), std::string::npos);
+
+  const std::string diagram = render_mermaid(trace);
+  expect_valid_mermaid(diagram);
+  EXPECT_EQ(diagram.find("participant Producer"), std::string::npos) << "a quorum has no clients";
+  EXPECT_NE(diagram.find("  participant N2\n"), std::string::npos);
+  EXPECT_NE(diagram.find("N0->>N1: 2. Vote(epoch 1)"), std::string::npos) << diagram;
+  EXPECT_NE(diagram.find("N1-->>N0: vote granted"), std::string::npos) << diagram;
+  EXPECT_NE(diagram.find("N0->>N2: 10. BeginQuorumEpoch(epoch 3)"), std::string::npos) << diagram;
+  EXPECT_NE(diagram.find("N0-->>N2: response: 1:N0, HW 0"), std::string::npos) << diagram;
+  EXPECT_NE(diagram.find("N0--xN2: response lost"), std::string::npos) << diagram;
+
+  const std::string dot = render_dot(trace);
+  expect_dot_structure(dot, trace["steps"].size());
+  EXPECT_NE(dot.find("N0 up leader e3 vote 0 log 1:N0 | 3:N0"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("VIOLATED: Property metadata-leader-completeness"), std::string::npos);
   expect_dot_parses_if_available(dot);
 }
 
