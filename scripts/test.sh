@@ -18,5 +18,10 @@ if [[ "${1:-}" == "--sanitize" ]]; then
 fi
 
 "$root/scripts/install-deps.sh"
+# Build and test times are printed apart: CI's budget is mostly build time.
+start=$SECONDS
 "$root/scripts/build.sh" "${build_args[@]}"
+echo "test.sh: built $build_dir in $((SECONDS - start)) s" >&2
+start=$SECONDS
 ctest --test-dir "$build_dir" --output-on-failure -j "${ISRCHECK_TEST_JOBS:-2}" "$@"
+echo "test.sh: tests ran in $((SECONDS - start)) s" >&2
