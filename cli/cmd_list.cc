@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "properties/catalog.h"
+#include "properties/cluster.h"
 #include "properties/kraft.h"
+#include "spec/cluster/cluster_config.h"
 #include "spec/config.h"
 #include "spec/kraft/kraft_config.h"
 
@@ -27,7 +29,20 @@ void print_table(const std::vector<std::pair<std::string_view, std::string_view>
 
 void list(const std::string& what, const std::string& model) {
   std::vector<std::pair<std::string_view, std::string_view>> rows;
-  if (model == "kraft") {
+  if (model == "cluster") {
+    // The composed model checks the partition, KRaft and cluster properties and takes
+    // the fixes of both models plus its own (docs/cluster.md).
+    if (what == "protocols") {
+      for (const auto p : spec::all_protocols()) rows.emplace_back(spec::protocol_name(p), spec::protocol_description(p));
+    } else if (what == "properties") {
+      for (const auto& p : properties::catalog()) rows.emplace_back(p.name, p.description);
+      for (const auto& p : properties::kraft_catalog()) rows.emplace_back(p.name, p.description);
+      for (const auto& p : properties::cluster_catalog()) rows.emplace_back(p.name, p.description);
+    } else {
+      for (const auto& f : spec::all_fixes()) rows.emplace_back(f.name, f.description);
+      for (const auto& f : spec::cluster::cluster_only_fixes()) rows.emplace_back(f.name, f.description);
+    }
+  } else if (model == "kraft") {
     // The quorum model has no protocol generations: its fixes are toggled one by one.
     if (what == "protocols") {
       throw UsageError("list protocols", "the kraft model has no protocol generations; see `list fixes --model kraft`");
@@ -59,8 +74,8 @@ void add_list_command(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"properties", "protocols", "fixes"}));
   auto model = std::make_shared<std::string>("partition");
-  command->add_option("--model", *model, "Which model's names: partition (default) or kraft")
-      ->check(CLI::IsMember({"partition", "kraft"}));
+  command->add_option("--model", *model, "Which model's names: partition (default), kraft or cluster")
+      ->check(CLI::IsMember({"partition", "kraft", "cluster"}));
   command->callback([what, model] { list(*what, *model); });
 }
 

@@ -30,8 +30,9 @@ void add_config_options(CLI::App& command, ConfigOptions& options) {
 
 void add_model_option(CLI::App& command, std::string& model) {
   command.add_option("--model", model,
-                     "Which model: partition (one Kafka partition, default) or kraft (the KRaft "
-                     "controller quorum, KIP-595)")
+                     "Which model: partition (one Kafka partition, default), kraft (the KRaft "
+                     "controller quorum, KIP-595) or cluster (the partition with its controller in "
+                     "the KRaft quorum)")
       ->check(CLI::IsMember(model_names()))
       ->capture_default_str();
 }

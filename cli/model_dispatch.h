@@ -15,6 +15,8 @@
 
 #include "cli/load.h"
 #include "counterexamples/trace_check.h"
+#include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_model.h"
 #include "spec/config.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
@@ -24,11 +26,23 @@ namespace isr::cli {
 
 inline constexpr const char* kPartitionModelName = "partition";
 
-inline std::vector<std::string> model_names() { return {kPartitionModelName, spec::kraft::kKraftModelName}; }
+inline std::vector<std::string> model_names() {
+  return {kPartitionModelName, spec::kraft::kKraftModelName, spec::cluster::kClusterModelName};
+}
+
+// The composed model's configuration from --config / --set (spec/cluster/cluster_config.h).
+inline spec::cluster::ClusterConfig load_cluster_config(const ConfigOptions& options) {
+  const nlohmann::json document = options.file.empty() ? nlohmann::json(nullptr) : spec::read_config_file(options.file);
+  return spec::cluster::load_config(document.is_null() ? nullptr : &document, options.overrides);
+}
 
 // Calls `f(model, name)` with the model --model names, built from --config / --set.
 template <class F>
 decltype(auto) with_model(const ConfigOptions& options, F&& f) {
+  if (options.model == spec::cluster::kClusterModelName) {
+    const spec::cluster::ClusterModel model(load_cluster_config(options));
+    return std::forward<F>(f)(model, std::string_view(spec::cluster::kClusterModelName));
+  }
   if (options.model == spec::kraft::kKraftModelName) {
     const spec::kraft::KraftModel model(load_kraft_config(options));
     return std::forward<F>(f)(model, std::string_view(spec::kraft::kKraftModelName));
@@ -56,6 +70,10 @@ decltype(auto) with_trace_model(const nlohmann::json& trace, F&& f) {
   if (name == spec::kraft::kKraftModelName) {
     const spec::kraft::KraftModel model(rebuilt([&] { return spec::kraft::load_config(&config, {}); }));
     return std::forward<F>(f)(model, std::string_view(spec::kraft::kKraftModelName));
+  }
+  if (name == spec::cluster::kClusterModelName) {
+    const spec::cluster::ClusterModel model(rebuilt([&] { return spec::cluster::load_config(&config, {}); }));
+    return std::forward<F>(f)(model, std::string_view(spec::cluster::kClusterModelName));
   }
   if (name == kPartitionModelName) {
     const spec::PartitionModel model(rebuilt([&] { return spec::load_config(&config, {}); }));

@@ -48,6 +48,8 @@ void update_history(State& s) {
 
 }  // namespace
 
+void rules::update_history(State& s) { spec::update_history(s); }
+
 PartitionModel::PartitionModel(Config config)
     : config_(std::move(config)), symmetry_classes_(symmetry_classes_for(config_)) {
   const auto& all = properties::catalog();

@@ -5,6 +5,9 @@
 // fixed order; each `apply_*` function performs one action on a state in place.
 #pragma once
 
+#include <array>
+#include <cstdint>
+
 #include "spec/config.h"
 #include "spec/partition_model.h"
 #include "spec/queries.h"
@@ -64,6 +67,13 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
 void fence(const Config& c, State& s, int broker, int new_leader);
 // Marks a clean stop the controller took no part in (no quorum to shut down through).
 inline constexpr uint8_t kWithoutController = 0xFE;
+
+// The history the properties need (the acting leader and its HW), after every step.
+void update_history(State& s);
+
+// Relabels every node reference of `s` by `perm` (old id -> new id) into `t`
+// (symmetry.cc; the composed model's symmetry reuses it).
+void relabel_nodes(const Config& c, const std::array<uint8_t, kMaxNodes>& perm, const State& s, State& t);
 
 // --- Per-concern actions and transitions ---------------------------------------------
 

@@ -107,6 +107,8 @@ constexpr int kMaxTiedPermutations = 720;
 
 }  // namespace
 
+void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) { relabel(c, p, s, t); }
+
 std::vector<std::vector<uint8_t>> symmetry_classes_for(const Config& c) {
   std::vector<std::vector<uint8_t>> classes(2);
   for (int n = 0; n < c.replication_factor; ++n) classes[c.is_voter(n) ? 0 : 1].push_back(static_cast<uint8_t>(n));

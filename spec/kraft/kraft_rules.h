@@ -5,6 +5,9 @@
 // `apply_*` performs one action in place.
 #pragma once
 
+#include <array>
+#include <cstdint>
+
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/kraft/kraft_state.h"
@@ -39,6 +42,10 @@ void become_unattached(Voter& v, int epoch);
 void become_follower(Voter& v, int epoch, int leader);
 // The leader appends one entry of its epoch and updates its own end offset.
 void leader_append(const KraftConfig& c, KraftState& s, int leader);
+
+// Relabels every voter reference of `s` by `perm` (old id -> new id) into `t`
+// (kraft_symmetry.cc; the composed model's symmetry reuses it).
+void relabel_voters(int voters, const std::array<uint8_t, kMaxVoters>& perm, const KraftState& s, KraftState& t);
 
 // --- per concern ------------------------------------------------------------------------
 

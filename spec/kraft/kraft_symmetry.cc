@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "spec/kraft/kraft_model.h"
+#include "spec/kraft/kraft_rules.h"
 
 namespace isr::spec::kraft {
 namespace {
@@ -89,6 +90,11 @@ uint64_t signature(int voters, const KraftState& s, int v) {
 }
 
 }  // namespace
+
+void rules::relabel_voters(int voters, const std::array<uint8_t, kMaxVoters>& perm, const KraftState& s,
+                           KraftState& t) {
+  relabel(voters, perm, s, t);
+}
 
 void KraftModel::canonicalize(KraftState& s) const {
   const int k = config_.voters;

@@ -1,0 +1,243 @@
+// Parsing, validation and JSON of the composed model's configuration (cluster_config.h).
+//
+// The document is split: the cluster-only keys (the `kraft` section, the four cluster
+// toggles under `fixes`, `properties`) are read here; everything else goes to the
+// partition model's loader unchanged, so that its keys, defaults and error messages
+// are the same in both modes. The quorum's configuration is then built through the
+// KRaft model's own loader, which validates it again.
+#include "spec/cluster/cluster_config.h"
+
+#include <algorithm>
+
+#include "properties/catalog.h"
+#include "properties/cluster.h"
+#include "properties/kraft.h"
+
+namespace isr::spec::cluster {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<ClusterFixInfo> kClusterFixes = {
+    {"apply_after_commit",
+     "QuorumController answers and brokers act on a decision only once its metadata record commits; off: at append"},
+    {"persist_vote", "KRaft: a granted vote reaches the quorum-state file before the Vote response"},
+    {"hw_own_epoch", "KRaft: the metadata HW passes the leader's epoch start offset first (Raft figure 8)"},
+    {"directory_ids", "KRaft KIP-853: a voter back on an empty disk is not counted as the old voter"},
+};
+
+const std::vector<std::string> kKraftKeys = {"max_epoch", "max_records", "max_lost_responses"};
+
+// The cluster mode's own defaults, under the user's document: a configuration small
+// enough that the default check holds and finishes in seconds (docs/cluster.md).
+json cluster_defaults() {
+  return json{{"replication_factor", 2},
+              {"consumer", false},
+              {"min_insync_replicas", 1},
+              {"faults", {{"max_lossy_crashes", 0}}},
+              {"bounds", {{"max_leader_epoch", 2}, {"max_partition_epoch", 3}}}};
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string shown(const json& v) {
+  std::string text = v.dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+int read_int(const json& v, const std::string& field) {
+  if (!v.is_number_integer()) throw ConfigError(field, "expected an integer, got " + shown(v));
+  const auto n = v.get<int64_t>();
+  if (n < -1000 || n > 1000) throw ConfigError(field, shown(v) + " is out of range");
+  return static_cast<int>(n);
+}
+
+bool read_bool(const json& v, const std::string& field) {
+  if (!v.is_boolean()) throw ConfigError(field, "expected true or false, got " + shown(v));
+  return v.get<bool>();
+}
+
+void require_range(int value, const std::string& field, int lo, int hi, const std::string& why) {
+  if (value >= lo && value <= hi) return;
+  throw ConfigError(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" + why +
+                               "), got " + std::to_string(value));
+}
+
+// `key=value` with dotted keys; the value is JSON when it parses, else the literal text
+// (the same rule as the partition and KRaft loaders).
+void apply_override(json& doc, const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError("--set", "expected key=value (for example kraft.max_epoch=3), got '" + text + "'");
+  const std::string key = text.substr(0, eq);
+  json value = json::parse(text.substr(eq + 1), nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text.substr(eq + 1);
+  json* node = &doc;
+  std::string path;
+  size_t start = 0;
+  for (;;) {
+    const auto dot = key.find('.', start);
+    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty()) throw ConfigError("--set", "empty component in key '" + key + "'");
+    if (!node->is_object()) throw ConfigError(path, "is not an object, so '" + key + "' cannot be set");
+    path = path.empty() ? part : path + "." + part;
+    if (dot == std::string::npos) {
+      (*node)[part] = std::move(value);
+      return;
+    }
+    if (!node->contains(part)) (*node)[part] = json::object();
+    node = &(*node)[part];
+    start = dot + 1;
+  }
+}
+
+std::vector<std::string> read_property_names(const json& v) {
+  std::vector<std::string> names;
+  auto add = [&](std::string name) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    size_t start = 0;
+    for (;;) {
+      const auto comma = text.find(',', start);
+      add(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  } else if (v.is_array()) {
+    for (const auto& item : v) {
+      if (!item.is_string()) throw ConfigError("properties", "expected property names (strings), got " + shown(item));
+      add(item.get<std::string>());
+    }
+  } else {
+    throw ConfigError("properties", "expected a list of property names or a comma-separated string, got " + shown(v));
+  }
+  return names;
+}
+
+std::vector<std::string> all_property_names() {
+  std::vector<std::string> all;
+  for (const auto& p : properties::catalog()) all.emplace_back(p.name);
+  for (const auto& p : properties::kraft_catalog()) all.emplace_back(p.name);
+  for (const auto& p : properties::cluster_catalog()) all.emplace_back(p.name);
+  return all;
+}
+
+}  // namespace
+
+const std::vector<ClusterFixInfo>& cluster_only_fixes() { return kClusterFixes; }
+
+ClusterConfig load_config(const nlohmann::json* document, const std::vector<std::string>& overrides) {
+  json user = document != nullptr && !document->is_null() ? *document : json::object();
+  if (!user.is_object()) throw ConfigError("--config", "expected a JSON object, got " + shown(user));
+  for (const auto& o : overrides) apply_override(user, o);
+  json doc = cluster_defaults();
+  doc.merge_patch(user);
+
+  ClusterConfig c;
+  // The cluster-only keys.
+  json kraft_section = json::object();
+  if (doc.contains("kraft")) {
+    kraft_section = doc["kraft"];
+    doc.erase("kraft");
+    if (!kraft_section.is_object()) throw ConfigError("kraft", "expected an object, got " + shown(kraft_section));
+    for (const auto& [key, value] : kraft_section.items()) {
+      if (std::find(kKraftKeys.begin(), kKraftKeys.end(), key) == kKraftKeys.end())
+        throw ConfigError("kraft." + key, "unknown key; allowed keys: " + join(kKraftKeys) +
+                                              " (crashes, cuts and disk losses are the nodes' faults: faults.*)");
+    }
+  }
+  json kraft_fixes = json::object();
+  if (doc.contains("fixes") && doc["fixes"].is_object()) {
+    json& fixes = doc["fixes"];
+    if (fixes.contains("apply_after_commit")) {
+      c.apply_after_commit = read_bool(fixes["apply_after_commit"], "fixes.apply_after_commit");
+      fixes.erase("apply_after_commit");
+    }
+    for (const char* name : {"persist_vote", "hw_own_epoch", "directory_ids"}) {
+      if (!fixes.contains(name)) continue;
+      kraft_fixes[name] = read_bool(fixes[name], std::string("fixes.") + name);
+      fixes.erase(name);
+    }
+  }
+  std::vector<std::string> wanted;
+  bool properties_given = false;
+  if (doc.contains("properties")) {
+    wanted = read_property_names(doc["properties"]);
+    properties_given = !wanted.empty();
+    doc.erase("properties");
+  }
+  const auto all = all_property_names();
+  std::vector<std::string> partition_wanted;
+  for (const auto& name : wanted) {
+    if (std::find(all.begin(), all.end(), name) == all.end())
+      throw ConfigError("properties", "unknown property \"" + name + "\" for --model cluster; valid names: " + join(all));
+    if (properties::find(name) != nullptr) partition_wanted.push_back(name);
+  }
+  if (!partition_wanted.empty()) doc["properties"] = partition_wanted;
+
+  c.partition = spec::load_config(&doc, {});
+  if (properties_given && partition_wanted.empty()) c.partition.properties.clear();
+
+  const int voters = c.partition.controller.voters;
+  if (voters != 3 && voters != 5)
+    throw ConfigError("controller.voters", "must be 3 or 5 for --model cluster (the KRaft quorum sizes the model "
+                                           "checks), got " + std::to_string(voters));
+  int max_epoch = 2, max_lost_responses = 0;
+  if (kraft_section.contains("max_epoch")) max_epoch = read_int(kraft_section["max_epoch"], "kraft.max_epoch");
+  if (kraft_section.contains("max_records")) c.max_records = read_int(kraft_section["max_records"], "kraft.max_records");
+  if (kraft_section.contains("max_lost_responses"))
+    max_lost_responses = read_int(kraft_section["max_lost_responses"], "kraft.max_lost_responses");
+  // Epoch 1's leader is in place at the start; each later epoch's leader writes one
+  // LeaderChange record, each decision one record: all must fit the log.
+  require_range(max_epoch, "kraft.max_epoch", 1, kraft::kMaxEpoch, "the KRaft model's epoch limit");
+  require_range(c.max_records, "kraft.max_records", 0, kraft::kMaxLog - max_epoch,
+                "kraft.max_epoch + kraft.max_records <= the metadata log capacity " + std::to_string(kraft::kMaxLog));
+  require_range(max_lost_responses, "kraft.max_lost_responses", 0, 8, "a fault budget");
+
+  json quorum_doc = {{"voters", voters},
+                     {"fixes", kraft_fixes},
+                     {"faults", {{"max_crashes", 0}, {"max_lost_responses", max_lost_responses}}},
+                     {"bounds", {{"max_epoch", max_epoch}, {"max_appends", 0}}}};
+  std::vector<std::string> kraft_wanted;
+  for (const auto& p : properties::kraft_catalog()) {
+    const bool selected = !properties_given || std::find(wanted.begin(), wanted.end(), p.name) != wanted.end();
+    if (selected) kraft_wanted.emplace_back(p.name);
+  }
+  // An empty list means "all" to the KRaft loader; the model filters it below.
+  if (!kraft_wanted.empty()) quorum_doc["properties"] = kraft_wanted;
+  c.quorum = kraft::load_config(&quorum_doc, {});
+  if (kraft_wanted.empty()) c.quorum.properties.clear();
+
+  // Every property checked, in catalog order: partition, KRaft, cluster.
+  for (const auto& name : c.partition.properties) c.properties.push_back(name);
+  for (const auto& name : c.quorum.properties) c.properties.push_back(name);
+  for (const auto& p : properties::cluster_catalog()) {
+    const bool selected = !properties_given || std::find(wanted.begin(), wanted.end(), p.name) != wanted.end();
+    if (selected) c.properties.emplace_back(p.name);
+  }
+  if (c.properties.empty()) throw ConfigError("properties", "no property selected");
+  return c;
+}
+
+ClusterConfig default_config() { return load_config(nullptr, {}); }
+
+nlohmann::json to_json(const ClusterConfig& c) {
+  json j = spec::to_json(c.partition);
+  j["fixes"]["apply_after_commit"] = c.apply_after_commit;
+  for (const auto& f : kraft::all_fixes()) j["fixes"][std::string(f.name)] = c.quorum.fixes.*f.toggle;
+  j["kraft"] = {{"max_epoch", c.quorum.bounds.max_epoch},
+                {"max_records", c.max_records},
+                {"max_lost_responses", c.quorum.faults.max_lost_responses}};
+  j["properties"] = c.properties;
+  return j;
+}
+
+}  // namespace isr::spec::cluster

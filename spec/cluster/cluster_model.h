@@ -1,0 +1,108 @@
+// The composed model (`--model cluster`): the partition model's brokers and clients,
+// with every partition-controller decision made by the current KRaft leader and
+// taking effect through the KRaft metadata log (KIP-595 quorum, KIP-631 controller).
+//
+// It satisfies checker::Model. Three layers of actions:
+//   - broker: the partition model's own actions (produce, fetch, ISR proposals,
+//     metadata updates, consumer, node faults), run by spec::PartitionModel on the
+//     partition part; a node fault hits the node's KRaft voter too;
+//   - quorum: the KRaft model's elections and metadata-log replication, run by
+//     kraft::KraftModel on the quorum part (its own faults are the nodes');
+//   - decision: a controller decision (fence, register, unfence, elections,
+//     AlterPartition) made by a KRaft leader against its in-memory image, appended to
+//     its log as a metadata record, effective once committed.
+// The rules live in spec/cluster/cluster_controller.cc (decisions, records, commits),
+// cluster_symmetry.cc and cluster_describe.cc; docs/cluster.md explains the design.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/model.h"
+#include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_state.h"
+#include "spec/kraft/kraft_model.h"
+#include "spec/partition_model.h"
+
+namespace isr::spec::cluster {
+
+enum class Layer : uint8_t { Broker, Quorum, Decision };
+
+struct ClusterAction {
+  uint8_t layer = 0;       // Layer
+  uint8_t controller = 0;  // Decision: the voter (KRaft leader) deciding
+  Action partition{};      // Broker and Decision layers
+  kraft::KraftAction quorum{};  // Quorum layer
+  bool operator==(const ClusterAction&) const = default;
+};
+
+inline constexpr int kMaxClusterActions = kMaxEnabledActions + kraft::kMaxKraftActions;
+
+class ClusterModel {
+ public:
+  using State = ClusterState;
+  using Action = ClusterAction;
+  using Property = checker::Property<State, ClusterModel>;
+
+  explicit ClusterModel(ClusterConfig config);
+
+  const ClusterConfig& config() const { return config_; }
+  const PartitionModel& partition_model() const { return partition_; }
+  const kraft::KraftModel& quorum_model() const { return quorum_; }
+
+  std::vector<State> initial_states() const;
+
+  int enabled_actions(const State& s, Action* out) const;
+
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    std::array<Action, kMaxClusterActions> buffer;
+    const int n = enabled_actions(s, buffer.data());
+    for (int i = 0; i < n; ++i) sink(buffer[i]);
+  }
+
+  State next_state(const State& s, const Action& a) const;
+
+  const std::vector<Property>& properties() const { return properties_; }
+
+  void canonicalize(State& s) const;
+
+  std::string action_name(const Action& a) const;
+  std::string_view action_kind(const Action& a) const;
+  std::vector<std::string_view> action_kinds() const;
+  nlohmann::json action_to_json(const Action& a) const;
+  nlohmann::json state_to_json(const State& s) const;
+  nlohmann::json config_json() const;
+
+  std::vector<std::string_view> bound_names() const;
+  uint32_t bounds_hit(const State& s) const;
+
+  // Facts the rules, properties and tests share.
+  // The voter's metadata image: its log's last record, or the bootstrap image.
+  ControllerState image_of(const State& s, int voter) const;
+  // A KRaft leader whose controller is active: alive, leading, and caught up with the
+  // committed log up to its epoch start (KafkaRaftClient fires handleLeaderChange to the
+  // controller only then), with room in its log.
+  bool active_controller(const State& s, int voter) const;
+  // The leader's log holds a decision record not yet committed.
+  bool has_uncommitted_records(const State& s, int voter) const;
+
+ private:
+  ClusterConfig config_;
+  PartitionModel partition_;
+  kraft::KraftModel quorum_;
+  ControllerState bootstrap_{};
+  std::vector<Property> properties_;
+  std::vector<std::vector<uint8_t>> symmetry_classes_;
+};
+
+static_assert(checker::Model<ClusterModel>);
+
+inline constexpr const char* kClusterModelName = "cluster";
+
+}  // namespace isr::spec::cluster
