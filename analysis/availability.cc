@@ -12,6 +12,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>
 
+#include "analysis/restricted_model.h"
 #include "checker/state_graph.h"
 #include "counterexamples/trace.h"
 #include "spec/partition_model.h"
@@ -21,10 +22,10 @@ namespace isr::analysis {
 namespace {
 
 using spec::ActionKind;
-using spec::PartitionModel;
 using spec::State;
 
-// The partition model restricted to the failure scenario the analysis asks about:
+// The failure scenario the analysis asks about, as a filter on the partition model's
+// enabled actions (analysis/restricted_model.h):
 //   - failures are node stops of one kind (kill -9, or power loss when lossy) of the
 //     nodes allowed to fail; the budget is exactly `failures` (spec::FaultBudget);
 //   - no failed node restarts (Restart is never enabled): "after f failures" means f
@@ -36,39 +37,11 @@ using spec::State;
 // Everything else (produce, fetch, elections, metadata propagation, timeouts) is the
 // unchanged model, so every path of this model is a path of the partition model, and
 // traces replay on it.
-class FailureScenarioModel {
- public:
-  using State = spec::State;
-  using Action = spec::Action;
-  using Property = checker::Property<State, FailureScenarioModel>;
+struct FailureScenario {
+  bool lossy = false;
+  bool brokers_only = false;
 
-  FailureScenarioModel(const spec::Config& config, bool lossy, bool brokers_only)
-      : inner_(config), lossy_(lossy), brokers_only_(brokers_only) {}
-
-  const PartitionModel& inner() const { return inner_; }
-  const spec::Config& config() const { return inner_.config(); }
-
-  std::vector<State> initial_states() const { return inner_.initial_states(); }
-
-  template <class Sink>
-  void for_each_action(const State& s, Sink&& sink) const {
-    inner_.for_each_action(s, [&](const Action& a) {
-      if (allowed(s, a)) sink(a);
-    });
-  }
-
-  State next_state(const State& s, const Action& a) const { return inner_.next_state(s, a); }
-  const std::vector<Property>& properties() const { return properties_; }
-  void canonicalize(State& s) const { inner_.canonicalize(s); }
-  std::string action_name(const Action& a) const { return inner_.action_name(a); }
-  std::string_view action_kind(const Action& a) const { return inner_.action_kind(a); }
-  std::vector<std::string_view> action_kinds() const { return inner_.action_kinds(); }
-  nlohmann::json action_to_json(const Action& a) const { return inner_.action_to_json(a); }
-  nlohmann::json state_to_json(const State& s) const { return inner_.state_to_json(s); }
-  nlohmann::json config_json() const { return inner_.config_json(); }
-
- private:
-  bool allowed(const State& s, const Action& a) const {
+  bool operator()(const spec::Config& c, const State& s, const spec::Action& a) const {
     switch (a.kind) {
       case ActionKind::Restart:
         return false;
@@ -76,19 +49,16 @@ class FailureScenarioModel {
         return s.faults.crashes > 0;
       case ActionKind::Crash: {
         const auto kind = static_cast<spec::StopKind>(a.arg);
-        if (kind != (lossy_ ? spec::StopKind::Power : spec::StopKind::Kill)) return false;
-        return !brokers_only_ || config().is_broker(a.node);
+        if (kind != (lossy ? spec::StopKind::Power : spec::StopKind::Kill)) return false;
+        return !brokers_only || c.is_broker(a.node);
       }
       default:
         return true;
     }
   }
-
-  PartitionModel inner_;
-  bool lossy_;
-  bool brokers_only_;
-  std::vector<Property> properties_;  // none: the analysis is not a safety check
 };
+
+using FailureScenarioModel = RestrictedModel<FailureScenario>;
 
 static_assert(checker::Model<FailureScenarioModel>);
 
@@ -189,7 +159,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   c.faults.max_disk_losses = 0;
   c.faults.max_clean_shutdowns = 0;
   c.faults.max_network_cuts = 0;
-  const FailureScenarioModel model(c, options.lossy, brokers_only);
+  const FailureScenarioModel model(c, FailureScenario{options.lossy, brokers_only});
 
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;

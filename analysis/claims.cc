@@ -109,6 +109,7 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     VerifyOptions v;
     v.threads = options.threads;
     v.max_states = claim.max_states;
+    v.faults_begin = claim.faults_begin;
     const VerifyOutcome r = verify(c, v);
     if (r.verdict == checker::Verdict::Holds) {
       for (const auto& name : undecided) outcome.checks.push_back(row(name, r, "holds"));
@@ -139,8 +140,8 @@ bool ClaimOutcome::met() const {
 Claim parse_claim(const json& document, const std::string& default_name) {
   if (!document.is_object()) throw ClaimError("(claim)", "expected a JSON object");
   require_keys(document, "",
-               {"format", "version", "name", "description", "source", "config", "faults", "expect",
-                "availability", "max_states"});
+               {"format", "version", "name", "description", "source", "config", "faults", "faults_begin",
+                "expect", "availability", "max_states"});
   if (document.contains("format") && document["format"] != "isrcheck-claim") {
     throw ClaimError("format", "expected \"isrcheck-claim\", got " + document["format"].dump());
   }
@@ -186,6 +187,16 @@ Claim parse_claim(const json& document, const std::string& default_name) {
   }
   if (claim.properties.empty() && claim.availability.empty()) {
     throw ClaimError("expect", "a claim needs at least one expectation: \"expect\" (properties) or \"availability\"");
+  }
+  if (document.contains("faults_begin")) {
+    const std::string begin = require_string(document, "faults_begin", "faults_begin");
+    if (!parse_faults_begin(begin, claim.faults_begin)) {
+      throw ClaimError("faults_begin", "expected \"anytime\" or \"after-ack\", got \"" + begin + "\"");
+    }
+    if (claim.faults_begin != FaultsBegin::Anytime && claim.properties.empty()) {
+      throw ClaimError("faults_begin", "restricts the property checks (\"expect\"), and the claim has none; "
+                                       "availability entries have their own failure scenario");
+    }
   }
   if (document.contains("max_states")) {
     const json& m = document["max_states"];

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/availability.h"
+#include "analysis/verify.h"
 #include "spec/config.h"
 
 namespace isr::analysis {
@@ -47,6 +48,9 @@ struct Claim {
   nlohmann::json config;    // the configuration document, "faults" merged in
   spec::Config resolved;
   std::vector<PropertyExpectation> properties;
+  // When the faults of the property checks may begin ("faults_begin"; analysis/verify.h).
+  // Availability entries have their own failure scenario (analysis/availability.h).
+  FaultsBegin faults_begin = FaultsBegin::Anytime;
   std::vector<AvailabilityExpectation> availability;
   uint64_t max_states = 0;  // per search; 0: none for properties, 2 000 000 for availability
 };

@@ -4,22 +4,41 @@
 #include <stdexcept>
 #include <utility>
 
+#include "analysis/restricted_model.h"
 #include "checker/bfs.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace.h"
 #include "spec/partition_model.h"
 
 namespace isr::analysis {
+namespace {
 
-VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {
-  const spec::PartitionModel model(config);
+using spec::ActionKind;
+
+// FaultsBegin::AfterAck as a filter on the enabled actions: until a record is
+// acknowledged, no fault and no ISR shrink, so the record is acknowledged by the whole
+// partition (its first leader, the full ISR). From then on, everything the model does:
+// in particular followers may fall behind and leave the ISR before any fault, which is
+// the hazard KIP-966 closes.
+struct FaultsAfterAck {
+  bool operator()(const spec::Config& c, const spec::State& s, const spec::Action& a) const {
+    if (a.kind != ActionKind::Crash && a.kind != ActionKind::Cut && a.kind != ActionKind::ShrinkIsr) return true;
+    for (int k = 0; k < c.bounds.max_records; ++k) {
+      if (s.producer.outcome[k] == static_cast<uint8_t>(spec::SendOutcome::Acked)) return true;
+    }
+    return false;
+  }
+};
+
+template <class M>
+VerifyOutcome search(const M& model, const spec::PartitionModel& full, const VerifyOptions& options) {
   checker::BfsOptions bfs;
   bfs.threads = options.threads < 1 ? 1 : options.threads;
   bfs.symmetry = options.symmetry;
   bfs.max_states = options.max_states;
   bfs.max_memory_bytes = options.max_memory_bytes;
   bfs.interrupt = options.interrupt;
-  const checker::BfsResult<spec::PartitionModel> r = checker::bfs(model, bfs);
+  const checker::BfsResult<M> r = checker::bfs(model, bfs);
 
   VerifyOutcome out;
   out.verdict = r.verdict;
@@ -36,13 +55,39 @@ VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {
     }
     out.trace = counterexamples::trace_to_json(model, r.counterexample, "bfs");
     out.trace_steps = static_cast<int>(r.counterexample.actions.size());
-    // A trace is only worth returning if it stands on its own.
-    const auto replayed = counterexamples::replay_trace(model, out.trace);
+    // A trace is only worth returning if it stands on its own: on the unrestricted
+    // model, as `isrcheck replay` will read it.
+    const auto replayed = counterexamples::replay_trace(full, out.trace);
     if (!replayed.reproduced) {
       throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string_view faults_begin_name(FaultsBegin f) {
+  return f == FaultsBegin::AfterAck ? "after-ack" : "anytime";
+}
+
+bool parse_faults_begin(std::string_view name, FaultsBegin& out) {
+  for (FaultsBegin f : {FaultsBegin::Anytime, FaultsBegin::AfterAck}) {
+    if (faults_begin_name(f) == name) {
+      out = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {
+  const spec::PartitionModel model(config);
+  if (options.faults_begin == FaultsBegin::AfterAck) {
+    const RestrictedModel<FaultsAfterAck> restricted(config, FaultsAfterAck{});
+    return search(restricted, model, options);
+  }
+  return search(model, model, options);
 }
 
 }  // namespace isr::analysis

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,12 +19,27 @@
 
 namespace isr::analysis {
 
+// When the faults of the fault budget may begin: a premise of the check, as a
+// restriction of the model's executions (analysis/restricted_model.h, docs/claims.md).
+enum class FaultsBegin : uint8_t {
+  Anytime,   // the model as configured
+  // Until a record is acknowledged, no fault (node stop, network cut) strikes and the
+  // leader proposes no ISR shrink: the record is acknowledged by the whole partition
+  // (its first leader, the full ISR). Afterwards the model is unrestricted (followers
+  // may lag and leave the ISR, faults strike). For claims of the form "acknowledged
+  // with ISR [1,2,3], it takes k lost copies to lose the write".
+  AfterAck,
+};
+std::string_view faults_begin_name(FaultsBegin f);  // "anytime", "after-ack"
+bool parse_faults_begin(std::string_view name, FaultsBegin& out);
+
 struct VerifyOptions {
   int threads = 1;            // the result does not depend on it
   bool symmetry = true;
   uint64_t max_states = 0;    // 0: no limit (verdict Incomplete when reached)
   uint64_t max_memory_bytes = 0;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: stop with verdict Incomplete
+  FaultsBegin faults_begin = FaultsBegin::Anytime;
 };
 
 struct VerifyOutcome {
@@ -41,8 +57,9 @@ struct VerifyOutcome {
 };
 
 // Runs the exhaustive search over the model of `config` (every property the config
-// enables). A counterexample is replayed before it is returned; a trace that does not
-// replay is a bug and throws std::logic_error.
+// enables), restricted by `options.faults_begin`. A counterexample is replayed on the
+// unrestricted model before it is returned (a restricted path is a path of the model);
+// a trace that does not replay is a bug and throws std::logic_error.
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options = {});
 
 }  // namespace isr::analysis
