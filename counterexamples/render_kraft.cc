@@ -148,27 +148,26 @@ void voter_change(const json& before, const json& after, std::vector<std::string
   } else if (started) {
     out.push_back(who + "restarted as " + role_words(after));
   } else {
+    // A new role or a new epoch is said in the role's words ("voted for N1 in epoch 2"),
+    // which already give the epoch and the vote or leader it implies.
     const bool role_changed = field(before, "role") != field(after, "role");
-    if (role_changed) out.push_back(who + role_words(after));
+    const bool restated = role_changed || field(before, "epoch") != field(after, "epoch");
+    if (restated) out.push_back(who + role_words(after));
     const std::string role = scalar_text(field(after, "role"));
-    // The role's words already say the epoch, the vote or the leader it implies.
-    if (field(before, "epoch") != field(after, "epoch") && !role_changed) {
-      out.push_back(who + "epoch " + compact(field(before, "epoch")) + " -> " + compact(field(after, "epoch")));
-    }
     // "unattached" says there is no vote and no known leader in the new epoch.
-    const bool implied = role_changed && role == "unattached";
+    const bool implied = restated && role == "unattached";
     if (field(before, "voted_for") != field(after, "voted_for") && !implied &&
-        !(role_changed && (role == "voted" || role == "candidate"))) {
+        !(restated && (role == "voted" || role == "candidate"))) {
       const json& vote = field(after, "voted_for");
       out.push_back(who + (vote.is_null() ? "has no vote in its epoch" : "vote " + node_name(vote)));
     }
     if (field(before, "leader") != field(after, "leader") && !implied &&
-        !(role_changed && (role == "follower" || role == "leader"))) {
+        !(restated && (role == "follower" || role == "leader"))) {
       const json& leader = field(after, "leader");
       out.push_back(who + (leader.is_null() ? "knows no leader" : "learned leader " + node_name(leader)));
     }
     if (field(before, "granted") != field(after, "granted") && field(after, "granted").is_array() &&
-        !role_changed) {
+        !restated) {
       out.push_back(who + "has votes " + node_set_text(field(after, "granted")));
     }
   }
