@@ -8,6 +8,8 @@
 #include "analysis/verify.h"
 #include "checker/bfs.h"
 #include "counterexamples/trace.h"
+#include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_model.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/partition_model.h"
@@ -86,6 +88,10 @@ std::vector<CorpusModel> make_models() {
   rows.push_back(row<spec::kraft::KraftModel>(
       spec::kraft::kKraftModelName, kraft,
       bfs_search<spec::kraft::KraftModel>(spec::kraft::kKraftModelName, kraft)));
+  auto cluster = [](const json& c) { return spec::cluster::ClusterModel(spec::cluster::load_config(&c, {})); };
+  rows.push_back(row<spec::cluster::ClusterModel>(
+      spec::cluster::kClusterModelName, cluster,
+      bfs_search<spec::cluster::ClusterModel>(spec::cluster::kClusterModelName, cluster)));
   return rows;
 }
 

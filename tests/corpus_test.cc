@@ -51,6 +51,7 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   std::vector<std::string> names;
   for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
   for (const char* required : {"kraft-vote-not-persisted", "kraft-hw-older-epoch", "kraft-disk-loss-same-voter",
+                               "cluster-uncommitted-metadata",
                                "acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
                                "kip-101-divergent-epochs", "kip-279-stale-follower-hw",
