@@ -10,12 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "properties/catalog.h"
+#include "spec/json_fields.h"
 #include "spec/state.h"
 
 namespace isr::spec {
@@ -88,76 +88,14 @@ const std::vector<FixInfo> kFixes = {
      Protocol::Kip966, &Fixes::last_known_elr},
 };
 
-// ---- small helpers for messages ------------------------------------------------------
+// ---- small helpers for messages and typed readers (shared: spec/json_fields.h) ------
 
-std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
+using namespace json_fields;  // join, shown, check_keys, read_int, apply_override, ...
 
 std::string quoted_list(const std::vector<std::string>& items) {
   std::vector<std::string> q;
   for (const auto& item : items) q.push_back("\"" + item + "\"");
   return join(q);
-}
-
-// A short rendering of a value the user gave, for "got ..." in messages.
-std::string shown(const json& v) {
-  std::string text = v.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
-
-std::string type_of(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "a list";
-  return "an object";
-}
-
-std::string dotted(std::string_view prefix, std::string_view key) {
-  return prefix.empty() ? std::string(key) : std::string(prefix) + "." + std::string(key);
-}
-
-// ---- typed readers -------------------------------------------------------------------
-
-void check_keys(const json& object, std::string_view prefix,
-                const std::vector<std::string>& allowed) {
-  if (!object.is_object()) {
-    throw ConfigError(prefix.empty() ? "config" : std::string(prefix),
-                      "expected an object, got " + type_of(object) + " " + shown(object));
-  }
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      throw ConfigError(dotted(prefix, key),
-                        "unknown key; allowed keys: " + join(allowed));
-    }
-  }
-}
-
-int read_int(const json& v, const std::string& field) {
-  if (!v.is_number_integer()) {
-    throw ConfigError(field, "expected an integer, got " + type_of(v) + " " + shown(v));
-  }
-  const bool too_big = v.is_number_unsigned() ? v.get<uint64_t>() > INT_MAX
-                                              : v.get<int64_t>() > INT_MAX;
-  const bool too_small = !v.is_number_unsigned() && v.get<int64_t>() < INT_MIN;
-  if (too_big || too_small) throw ConfigError(field, shown(v) + " is out of range");
-  return static_cast<int>(v.get<int64_t>());
-}
-
-bool read_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) {
-    throw ConfigError(field, "expected true or false, got " + type_of(v) + " " + shown(v));
-  }
-  return v.get<bool>();
 }
 
 // A value from a closed set of names: `names[i]` maps to `values[i]`.
@@ -196,37 +134,6 @@ Protocol read_protocol(const json& v) {
   std::vector<std::pair<std::string, Protocol>> choices;
   for (const auto& p : kProtocols) choices.emplace_back(std::string(p.name), p.protocol);
   return read_choice(v, "protocol", choices);
-}
-
-// A property list: a JSON list of names, or one string of comma-separated names
-// (what `--set properties=a,b` gives).
-std::vector<std::string> read_property_names(const json& v) {
-  std::vector<std::string> names;
-  auto add = [&](std::string name) {
-    const auto first = name.find_first_not_of(" \t");
-    const auto last = name.find_last_not_of(" \t");
-    name = first == std::string::npos ? "" : name.substr(first, last - first + 1);
-    if (name.empty()) return;
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  if (v.is_string()) {
-    std::stringstream in(v.get<std::string>());
-    std::string item;
-    while (std::getline(in, item, ',')) add(item);
-    return names;
-  }
-  if (v.is_array()) {
-    for (const auto& item : v) {
-      if (!item.is_string()) {
-        throw ConfigError("properties", "expected property names (strings), got " +
-                                            type_of(item) + " " + shown(item));
-      }
-      add(item.get<std::string>());
-    }
-    return names;
-  }
-  throw ConfigError("properties", "expected a list of property names or a comma-separated "
-                                  "string, got " + type_of(v) + " " + shown(v));
 }
 
 // What the document said explicitly, where a missing key means "derive it".
@@ -347,43 +254,6 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
 
 // ---- overrides -------------------------------------------------------------------------
 
-// `key=value`: the value is JSON when it parses as JSON (numbers, booleans, lists,
-// objects, quoted strings), otherwise the literal text, so `acks=all` needs no quotes.
-void apply_override(json& doc, const std::string& override_text) {
-  const auto eq = override_text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw ConfigError("--set", "expected key=value (for example faults.max_crashes=2), got '" +
-                                   override_text + "'");
-  }
-  const std::string key = override_text.substr(0, eq);
-  const std::string text = override_text.substr(eq + 1);
-  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
-
-  json* node = &doc;
-  std::string path;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = key.find('.', start);
-    const std::string part = key.substr(start, dot == std::string::npos ? dot : dot - start);
-    if (part.empty()) {
-      throw ConfigError("--set", "empty component in key '" + key + "'");
-    }
-    path = dotted(path, part);
-    if (!node->is_object()) {
-      throw ConfigError(path.substr(0, path.rfind('.')),
-                        "is not an object, so '" + key + "' cannot be set");
-    }
-    if (dot == std::string::npos) {
-      (*node)[part] = std::move(value);
-      return;
-    }
-    if (!node->contains(part)) (*node)[part] = json::object();
-    node = &(*node)[part];
-    start = dot + 1;
-  }
-}
-
 // ---- resolution and validation -------------------------------------------------------
 
 void resolve(Config& c, const Explicit& given) {
@@ -407,15 +277,6 @@ void resolve(Config& c, const Explicit& given) {
                                                                    : kMaxNodes - c.brokers;
     c.controller.voters = std::clamp(room, 1, 3);
   }
-}
-
-void require_range(int value, const std::string& field, int lo, int hi,
-                   const std::string& why = "") {
-  if (value >= lo && value <= hi) return;
-  std::string message = "must be between " + std::to_string(lo) + " and " +
-                        std::to_string(hi);
-  if (!why.empty()) message += " (" + why + ")";
-  throw ConfigError(field, message + ", got " + std::to_string(value));
 }
 
 void validate(const Config& c) {
@@ -566,7 +427,7 @@ Config load_config(const nlohmann::json* document, const std::vector<std::string
   if (!doc.is_object()) {
     throw ConfigError("--config", "expected a JSON object, got " + type_of(doc));
   }
-  for (const auto& o : overrides) apply_override(doc, o);
+  for (const auto& o : overrides) apply_override(doc, o, "faults.max_crashes=2");
 
   Config c;
   Explicit given;

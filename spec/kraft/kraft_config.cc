@@ -4,10 +4,9 @@
 #include "spec/kraft/kraft_config.h"
 
 #include <algorithm>
-#include <climits>
-#include <sstream>
 
 #include "properties/kraft.h"
+#include "spec/json_fields.h"
 
 namespace isr::spec::kraft {
 namespace {
@@ -26,95 +25,8 @@ const std::vector<KraftFixInfo> kFixes = {
      &Fixes::directory_ids},
 };
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-std::string shown(const json& v) {
-  std::string text = v.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-void check_keys(const json& object, const std::string& prefix, const std::vector<std::string>& allowed) {
-  if (!object.is_object())
-    throw ConfigError(prefix.empty() ? "config" : prefix, "expected an object, got " + shown(object));
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      throw ConfigError(prefix.empty() ? key : prefix + "." + key, "unknown key; allowed keys: " + join(allowed));
-  }
-}
-
-int read_int(const json& v, const std::string& field) {
-  if (!v.is_number_integer()) throw ConfigError(field, "expected an integer, got " + shown(v));
-  const bool out_of_range = v.is_number_unsigned()
-                                ? v.get<uint64_t>() > static_cast<uint64_t>(INT_MAX)
-                                : v.get<int64_t>() > INT_MAX || v.get<int64_t>() < INT_MIN;
-  if (out_of_range) throw ConfigError(field, shown(v) + " is out of range");
-  return static_cast<int>(v.get<int64_t>());
-}
-
-bool read_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) throw ConfigError(field, "expected true or false, got " + shown(v));
-  return v.get<bool>();
-}
-
-void require_range(int value, const std::string& field, int lo, int hi, const std::string& why = "") {
-  if (value >= lo && value <= hi) return;
-  std::string message = "must be between " + std::to_string(lo) + " and " + std::to_string(hi);
-  if (!why.empty()) message += " (" + why + ")";
-  throw ConfigError(field, message + ", got " + std::to_string(value));
-}
-
-// `key=value` with dotted keys; the value is JSON when it parses, else the literal text.
-void apply_override(json& doc, const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ConfigError("--set", "expected key=value (for example fixes.persist_vote=false), got '" + text + "'");
-  const std::string key = text.substr(0, eq);
-  json value = json::parse(text.substr(eq + 1), nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text.substr(eq + 1);
-  json* node = &doc;
-  std::string path;
-  std::stringstream parts(key);
-  std::string part;
-  std::vector<std::string> components;
-  while (std::getline(parts, part, '.')) components.push_back(part);
-  for (size_t i = 0; i < components.size(); ++i) {
-    if (components[i].empty()) throw ConfigError("--set", "empty component in key '" + key + "'");
-    if (!node->is_object()) throw ConfigError(path, "is not an object, so '" + key + "' cannot be set");
-    path = path.empty() ? components[i] : path + "." + components[i];
-    if (i + 1 == components.size()) {
-      (*node)[components[i]] = value;
-    } else {
-      if (!node->contains(components[i])) (*node)[components[i]] = json::object();
-      node = &(*node)[components[i]];
-    }
-  }
-}
-
-std::vector<std::string> read_property_names(const json& v) {
-  std::vector<std::string> names;
-  auto add = [&](std::string name) {
-    name.erase(0, name.find_first_not_of(" \t"));
-    name.erase(name.find_last_not_of(" \t") + 1);
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  if (v.is_string()) {
-    std::stringstream in(v.get<std::string>());
-    std::string item;
-    while (std::getline(in, item, ',')) add(item);
-  } else if (v.is_array()) {
-    for (const auto& item : v) {
-      if (!item.is_string()) throw ConfigError("properties", "expected property names (strings), got " + shown(item));
-      add(item.get<std::string>());
-    }
-  } else {
-    throw ConfigError("properties", "expected a list of property names or a comma-separated string, got " + shown(v));
-  }
-  return names;
-}
+// The field readers and messages are the partition model's (spec/json_fields.h).
+using namespace json_fields;  // join, shown, check_keys, read_int, apply_override, ...
 
 void parse(const json& doc, KraftConfig& c, bool& properties_given) {
   check_keys(doc, "", {"voters", "fixes", "faults", "bounds", "properties"});
@@ -186,7 +98,7 @@ const std::vector<KraftFixInfo>& all_fixes() { return kFixes; }
 KraftConfig load_config(const nlohmann::json* document, const std::vector<std::string>& overrides) {
   json doc = document != nullptr && !document->is_null() ? *document : json::object();
   if (!doc.is_object()) throw ConfigError("--config", "expected a JSON object, got " + shown(doc));
-  for (const auto& o : overrides) apply_override(doc, o);
+  for (const auto& o : overrides) apply_override(doc, o, "fixes.persist_vote=false");
   KraftConfig c;
   bool properties_given = false;
   parse(doc, c, properties_given);
