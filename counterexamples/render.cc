@@ -33,10 +33,11 @@ std::optional<RenderFormat> parse_render_format(std::string_view name) {
 const ModelRendering& rendering_for(const nlohmann::json& trace) {
   static const ModelRendering partition = {
       partition_columns, describe_changes, violation_sentence, entry_text, partition_node_lines,
-      [](const std::string&, const nlohmann::json&) { return std::string(); },
-      "log entries are epoch:record, | marks the high watermark", /*client_lanes=*/true, "Controller"};
+      [](const std::string&, const nlohmann::json&, const nlohmann::json&) { return std::string(); },
+      "log entries are epoch:record, | marks the high watermark", /*client_lanes=*/true, "Controller", {}};
   const nlohmann::json& model = field(trace, "model");
   if (model == "kraft") return kraft_rendering();
+  if (model == "cluster") return cluster_rendering();
   return partition;
 }
 

@@ -3,6 +3,9 @@
 // epoch:writer), HW and, as leader, what it knows of the others; changes read as
 // elections, votes, fetches and truncations; the violation names the voters at fault.
 // Like every renderer it reads the trace JSON only (spec/kraft/kraft_describe.cc writes it).
+// The per-voter words are shared with the cluster model's rendering (render_kraft.h).
+#include "counterexamples/render_kraft.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -25,19 +28,13 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
-// [epoch, writer] -> "3:N0": the batch of epoch 3 that leader 0 wrote.
+}  // namespace
+
 std::string kraft_entry(const json& entry) {
   if (entry.is_array() && entry.size() == 2) return compact(entry[0]) + ":" + node_name(entry[1]);
   return compact(entry);
 }
 
-std::string slice(const json& log, size_t from) {
-  std::vector<std::string> parts;
-  for (size_t i = from; log.is_array() && i < log.size(); ++i) parts.push_back(kraft_entry(log[i]));
-  return join(parts, " ");
-}
-
-// The log with the HW bar: "1:N0 | 3:N0"; "(empty)" when empty.
 std::string kraft_log(const json& node) {
   const json& log = field(node, "log");
   if (!log.is_array()) return compact(log);
@@ -50,6 +47,14 @@ std::string kraft_log(const json& node) {
     parts.push_back(kraft_entry(log[i]));
   }
   if (hw == static_cast<long long>(log.size())) parts.push_back("|");
+  return join(parts, " ");
+}
+
+namespace {
+
+std::string slice(const json& log, size_t from) {
+  std::vector<std::string> parts;
+  for (size_t i = from; log.is_array() && i < log.size(); ++i) parts.push_back(kraft_entry(log[i]));
   return join(parts, " ");
 }
 
@@ -82,6 +87,8 @@ std::string leader_state_text(const json& n) {
 
 Cell plain(const json& value) { return {scalar_text(value), value.dump()}; }
 
+}  // namespace
+
 std::vector<Column> kraft_columns(const json& /*steps*/) {
   return {
       {"voter", [](const json& n) { return plain(json(node_name(field(n, "id")))); }},
@@ -106,16 +113,21 @@ std::vector<Column> kraft_columns(const json& /*steps*/) {
   };
 }
 
-void log_change(const std::string& who, const json& before, const json& after, std::vector<std::string>& out) {
+namespace {
+
+void log_change(const std::string& who, const json& old_voter, const json& new_voter, const KraftVoterWords& words,
+                std::vector<std::string>& out) {
+  const json& before = field(old_voter, "log");
+  const json& after = field(new_voter, "log");
   if (!before.is_array() || !after.is_array()) return;
   size_t common = 0;
   while (common < before.size() && common < after.size() && before[common] == after[common]) ++common;
   std::vector<std::string> parts;
   if (common < before.size()) {
-    parts.push_back("truncated to offset " + std::to_string(common) + " (dropped " + slice(before, common) + ")");
+    parts.push_back("truncated to offset " + std::to_string(common) + " (dropped " + words.entries(old_voter, common) + ")");
   }
   if (common < after.size()) {
-    parts.push_back("appended " + slice(after, common) + " at offset " + std::to_string(common));
+    parts.push_back("appended " + words.entries(new_voter, common) + " at offset " + std::to_string(common));
   }
   if (!parts.empty()) out.push_back(who + join(parts, ", "));
 }
@@ -133,12 +145,14 @@ std::string role_words(const json& after) {
   return "now " + role;
 }
 
-void voter_change(const json& before, const json& after, std::vector<std::string>& out) {
-  const std::string who = "voter " + compact(field(after, "id")) + ": ";
+void voter_change(const json& before, const json& after, const KraftVoterWords& words,
+                  std::vector<std::string>& out) {
+  const std::string who = words.subject(after) + ": ";
   const bool stopped = field(before, "alive") == true && field(after, "alive") == false;
   const bool started = field(before, "alive") == false && field(after, "alive") == true;
   std::set<std::string> handled = {"id", "alive", "role", "epoch", "voted_for", "leader", "log", "leo", "hw",
                                    "granted", "leader_state", "new_directory", "cut", "voter"};
+  handled.insert(words.own_keys.begin(), words.own_keys.end());
   if (stopped) {
     const bool disk = field(after, "log").empty() && !field(before, "log").empty();
     out.push_back(who + (field(after, "new_directory") == true && field(before, "new_directory") != true
@@ -179,7 +193,7 @@ void voter_change(const json& before, const json& after, std::vector<std::string
     out.push_back(who + (field(after, "cut") == true ? "cut off from the other voters" : "reconnected"));
   }
   // A crash with a lost disk says the log is gone.
-  if (!(stopped && field(after, "log").empty())) log_change(who, field(before, "log"), field(after, "log"), out);
+  if (!(stopped && field(after, "log").empty())) log_change(who, before, after, words, out);
   if (field(before, "hw") != field(after, "hw") && !stopped && !started) {
     out.push_back(who + "HW " + compact(field(before, "hw")) + " -> " + compact(field(after, "hw")));
   }
@@ -206,7 +220,17 @@ void voter_change(const json& before, const json& after, std::vector<std::string
   }
 }
 
-void history_change(const json& before, const json& after, std::vector<std::string>& out) {
+}  // namespace
+
+void kraft_voter_changes(const json& before_voters, const json& after_voters, const KraftVoterWords& words,
+                         std::vector<std::string>& out) {
+  if (!before_voters.is_array() || !after_voters.is_array() || before_voters.size() != after_voters.size()) return;
+  for (size_t i = 0; i < after_voters.size(); ++i) {
+    if (before_voters[i] != after_voters[i]) voter_change(before_voters[i], after_voters[i], words, out);
+  }
+}
+
+void kraft_election_changes(const json& before, const json& after, std::vector<std::string>& out) {
   const json& old_leaders = field(before, "leaders");
   const json& new_leaders = field(after, "leaders");
   if (new_leaders.is_object()) {
@@ -218,6 +242,11 @@ void history_change(const json& before, const json& after, std::vector<std::stri
                     join(names, ", ") + ")");
     }
   }
+}
+
+namespace {
+
+void commit_changes(const json& before, const json& after, std::vector<std::string>& out) {
   const json& old_committed = field(before, "committed");
   const json& new_committed = field(after, "committed");
   if (old_committed != new_committed && new_committed.is_array()) {
@@ -237,14 +266,12 @@ void history_change(const json& before, const json& after, std::vector<std::stri
 
 std::vector<std::string> kraft_changes(const json& before, const json& after) {
   std::vector<std::string> out;
-  const json& old_nodes = field(before, "nodes");
-  const json& new_nodes = field(after, "nodes");
-  if (old_nodes.is_array() && new_nodes.is_array() && old_nodes.size() == new_nodes.size()) {
-    for (size_t i = 0; i < new_nodes.size(); ++i) {
-      if (old_nodes[i] != new_nodes[i]) voter_change(old_nodes[i], new_nodes[i], out);
-    }
-  }
-  history_change(field(before, "history"), field(after, "history"), out);
+  static const KraftVoterWords words = {
+      [](const json& voter) { return "voter " + compact(field(voter, "id")); },
+      [](const json& voter, size_t from) { return slice(field(voter, "log"), from); }, {}};
+  kraft_voter_changes(field(before, "nodes"), field(after, "nodes"), words, out);
+  kraft_election_changes(field(before, "history"), field(after, "history"), out);
+  commit_changes(field(before, "history"), field(after, "history"), out);
   // Fault counters restate the actions; other sections no rule knows are shown as-is.
   json rest_before = before, rest_after = after;
   for (const char* key : {"nodes", "history", "faults"}) {
@@ -332,15 +359,22 @@ std::string explain_committed_lost(const json& state) {
   return {};
 }
 
+}  // namespace
+
+std::string kraft_violation_reason(const std::string& property, const json& state) {
+  if (property == "single-controller-per-epoch") return explain_two_leaders(state);
+  if (property == "metadata-leader-completeness") return explain_incomplete_leader(state);
+  if (property == "metadata-log-matching") return explain_log_mismatch(state);
+  if (property == "committed-metadata-durable") return explain_committed_lost(state);
+  return {};
+}
+
+namespace {
+
 std::string kraft_violation(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
-  const json& state = steps.back().at("state");
-  std::string reason;
-  if (property == "single-controller-per-epoch") reason = explain_two_leaders(state);
-  if (property == "metadata-leader-completeness") reason = explain_incomplete_leader(state);
-  if (property == "metadata-log-matching") reason = explain_log_mismatch(state);
-  if (property == "committed-metadata-durable") reason = explain_committed_lost(state);
+  const std::string reason = kraft_violation_reason(property, steps.back().at("state"));
   const std::string sentence =
       "Property " + property + " is violated at step " + std::to_string(steps.size() - 1) + ": ";
   if (!reason.empty()) return sentence + reason + ".";
@@ -348,6 +382,8 @@ std::string kraft_violation(const json& trace) {
   if (!description.is_string()) return sentence + "its predicate is false in the last state.";
   return sentence + "the last state breaks \"" + description.get<std::string>() + "\".";
 }
+
+}  // namespace
 
 std::string kraft_node_lines(const json& state) {
   std::string out;
@@ -364,8 +400,7 @@ std::string kraft_node_lines(const json& state) {
 }
 
 // The history the properties judge: who was elected in which epoch, what is committed.
-std::string kraft_section(const std::string& key, const json& value) {
-  if (key != "history") return {};
+std::string kraft_history_text(const json& value) {
   std::vector<std::string> elected;
   const json& leaders = field(value, "leaders");
   if (leaders.is_object()) {
@@ -387,13 +422,19 @@ std::string kraft_section(const std::string& key, const json& value) {
   return text;
 }
 
+namespace {
+
+std::string kraft_section(const std::string& key, const json& value, const json& /*state*/) {
+  return key == "history" ? kraft_history_text(value) : std::string();
+}
+
 }  // namespace
 
 const ModelRendering& kraft_rendering() {
   static const ModelRendering rendering = {
       kraft_columns, kraft_changes, kraft_violation, kraft_entry, kraft_node_lines, kraft_section,
       "log entries are epoch:writer (the leader that wrote the batch), | marks the high watermark",
-      /*client_lanes=*/false, "Quorum"};
+      /*client_lanes=*/false, "Quorum", {}};
   return rendering;
 }
 

@@ -173,7 +173,11 @@ class Diagram {
       if (source.is_null()) source = node;
     }
 
-    if (kind == "Produce") {
+    if (field(action, "layer") == "decision") {
+      // The cluster model: a controller appends a decision as a metadata record; the
+      // answer and the brokers' view follow once it commits (notes below).
+      note(system_, n + name);
+    } else if (kind == "Produce") {
       arrow("Producer", who(node), false, n + "Produce(record " + compact(field(action, "record")) + ")");
     } else if (kind == "ProduceTimeout") {
       note("Producer", n + name);

@@ -3,7 +3,9 @@
 // log entry and a state summary read. The renderers (text, markdown, mermaid, dot) are
 // written once over this; a model is one more ModelRendering (partition: render_text.cc,
 // render_words.cc, render_dot.cc; kraft: render_kraft.cc). An unknown model gets the
-// partition rendering, whose fallbacks show unknown fields generically.
+// partition rendering, whose fallbacks show unknown fields generically. The composed
+// cluster model (render_cluster.cc) is the partition rendering plus a voter table and the
+// KRaft and metadata-record words.
 #pragma once
 
 #include <functional>
@@ -26,6 +28,17 @@ struct Column {
   std::function<Cell(const nlohmann::json& node)> cell;
 };
 
+// A table drawn below the node table, one row per element of `rows(state)` (the cluster
+// model's KRaft voters), with the same change marks. `section` names the state section
+// the rows come from: the text renderers leave the rows out of that section's line.
+struct SubTable {
+  const char* title;
+  const char* section;
+  const char* rows_key;
+  nlohmann::json (*rows)(const nlohmann::json& state);
+  std::vector<Column> (*columns)(const nlohmann::json& steps);
+};
+
 struct ModelRendering {
   // The node table's columns for the states of these steps.
   std::vector<Column> (*columns)(const nlohmann::json& steps);
@@ -39,12 +52,14 @@ struct ModelRendering {
   std::string (*node_lines)(const nlohmann::json& state);
   // A state section other than "nodes" in the model's terms ("history: ..."), or "" to
   // show it generically. Bookkeeping sections are shown only at steps that change them.
-  std::string (*section)(const std::string& key, const nlohmann::json& value);
+  std::string (*section)(const std::string& key, const nlohmann::json& value, const nlohmann::json& state);
   // The header's legend for the node table.
   const char* legend;
   // Mermaid: whether producer/consumer lanes exist, and the lane of the control plane.
   bool client_lanes;
   const char* system_lane;
+  // Further tables (text and markdown only).
+  std::vector<SubTable> tables;
 };
 
 const ModelRendering& rendering_for(const nlohmann::json& trace);
@@ -53,5 +68,6 @@ const ModelRendering& rendering_for(const nlohmann::json& trace);
 std::vector<Column> partition_columns(const nlohmann::json& steps);
 std::string partition_node_lines(const nlohmann::json& state);
 const ModelRendering& kraft_rendering();
+const ModelRendering& cluster_rendering();
 
 }  // namespace isr::counterexamples

@@ -151,12 +151,10 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-Table node_table(const std::vector<Column>& columns, const json& state, const json* previous,
+Table node_table(const std::vector<Column>& columns, const json& nodes, const json* old_nodes,
                  Style style) {
   Table table;
-  const json& nodes = field(state, "nodes");
   if (!nodes.is_array()) return table;
-  const json* old_nodes = previous != nullptr ? &field(*previous, "nodes") : nullptr;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const json* old_node = nullptr;
     if (old_nodes != nullptr && old_nodes->is_array() && i < old_nodes->size()) {
@@ -334,6 +332,19 @@ std::string render(const json& trace, Style style) {
   for (const std::string& line : header) out += md ? "- " + line + "\n" : line + "\n";
 
   const std::vector<Column> columns = rendering.columns(steps);
+  std::vector<std::vector<Column>> table_columns;
+  for (const SubTable& table : rendering.tables) table_columns.push_back(table.columns(steps));
+  // A section drawn as a table is compared without its rows: its line says the rest.
+  auto without_rows = [&](const std::string& key, const json& value) {
+    for (const SubTable& table : rendering.tables) {
+      if (key == table.section && value.is_object() && value.contains(table.rows_key)) {
+        json rest = value;
+        rest.erase(table.rows_key);
+        return rest;
+      }
+    }
+    return value;
+  };
   const std::string indent = md ? "" : "  ";
   for (size_t i = 0; i < steps.size(); ++i) {
     const json& state = steps[i].at("state");
@@ -347,7 +358,21 @@ std::string render(const json& trace, Style style) {
       out += md ? "**changed:** " + summary + "\n\n" : indent + "changed: " + summary + "\n";
     }
     if (field(state, "nodes").is_array()) {
-      out += format_table(columns, node_table(columns, state, previous, style), style, indent);
+      out += format_table(columns,
+                          node_table(columns, field(state, "nodes"),
+                                     previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
+                          style, indent);
+      if (md) out += "\n";
+    }
+    for (size_t t = 0; t < rendering.tables.size(); ++t) {
+      const SubTable& table = rendering.tables[t];
+      const json rows = table.rows(state);
+      if (!rows.is_array()) continue;
+      const json old_rows = previous != nullptr ? table.rows(*previous) : json();
+      out += md ? std::string(table.title) + ":\n\n" : indent + table.title + ":\n";
+      out += format_table(table_columns[t],
+                          node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
+                          style, indent);
       if (md) out += "\n";
     }
 
@@ -368,8 +393,8 @@ std::string render(const json& trace, Style style) {
       if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
       const bool bookkeeping = key == "faults" || key == "history";
       if ((previous == nullptr && !bookkeeping) ||
-          (previous != nullptr && field(*previous, key.c_str()) != value)) {
-        const std::string words = rendering.section(key, value);
+          (previous != nullptr && without_rows(key, field(*previous, key.c_str())) != without_rows(key, value))) {
+        const std::string words = rendering.section(key, value, state);
         emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
                                 : (style == Style::Markdown ? md_escape(words) : words));
       }

@@ -687,6 +687,7 @@ std::vector<std::string> config_lines(const json& config) {
   };
   budget_line("faults", "fault budget");
   budget_line("bounds", "bounds");
+  budget_line("kraft", "KRaft bounds");  // the cluster model's quorum
 
   const json& fixes = field(config, "fixes");
   if (fixes.is_object()) {
@@ -700,7 +701,13 @@ std::vector<std::string> config_lines(const json& config) {
   if (config.contains("properties")) shown.insert("properties");
   std::vector<std::string> rest;
   for (const auto& [k, v] : config.items()) {
-    if (shown.count(k) == 0) rest.push_back(k + "=" + compact(v));
+    if (shown.count(k) != 0) continue;
+    // Nested settings read as dotted keys, as `--set` takes them, not as JSON.
+    if (v.is_object() && !v.empty()) {
+      for (const auto& [sub, value] : v.items()) rest.push_back(k + "." + sub + "=" + compact(value));
+    } else {
+      rest.push_back(k + "=" + compact(v));
+    }
   }
   if (!rest.empty()) lines.push_back("other: " + join(rest, ", "));
   return lines;

@@ -2,7 +2,8 @@
 // tests/data/: the text names every action, marks changed fields and states the
 // violation; mermaid and dot are structurally valid; unknown fields render generically;
 // malformed traces are refused naming the field. The CLI part runs the built binary
-// (ISRCHECK_BINARY) for `isrcheck render`.
+// (ISRCHECK_BINARY) for `isrcheck render`. Traces of the KRaft and cluster models come
+// from the corpus (counterexamples/corpus) or are built from the model at run time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,7 +19,9 @@
 #include "counterexamples/json_diff.h"
 #include "counterexamples/render.h"
 #include "counterexamples/render_words.h"
+#include "counterexamples/trace.h"
 #include "counterexamples/trace_check.h"
+#include "spec/cluster/cluster_model.h"
 #include "tests/trace_test_support.h"
 
 namespace isr::counterexamples {
@@ -413,6 +416,154 @@ TEST(RenderKraft, MarkdownMermaidAndDotUseKraftTermsToo) {
   expect_dot_structure(dot, trace["steps"].size());
   EXPECT_NE(dot.find("N0 up leader e3 vote 0 log 1:N0 | 3:N0"), std::string::npos) << dot;
   EXPECT_NE(dot.find("VIOLATED: Property metadata-leader-completeness"), std::string::npos);
+  expect_dot_parses_if_available(dot);
+}
+
+// --- cluster traces: partition, KRaft voters and metadata records ------------------------
+
+// The text must be for people: no JSON object, no JSON string, no raw log array.
+void expect_no_raw_json(const std::string& text) {
+  EXPECT_EQ(text.find('{'), std::string::npos) << text;
+  EXPECT_EQ(text.find('"'), std::string::npos) << text;
+  EXPECT_EQ(text.find("[["), std::string::npos) << text;
+  EXPECT_EQ(text.find("records\": ["), std::string::npos);
+}
+
+TEST(RenderCluster, TextShowsTheAppendedRecordAndWhyItIsNotCommitted) {
+  const json trace = kraft_trace("cluster-uncommitted-metadata");
+  ASSERT_EQ(trace.at("model"), "cluster");
+  const std::string text = render_text(trace);
+  expect_no_raw_json(text);
+  EXPECT_NE(text.find("KRaft bounds: epoch 2, lost responses 0, records 1"), std::string::npos) << text;
+  // The partition part keeps the partition columns; the quorum is a table of voters.
+  const std::string step0 = step_section(text, 0);
+  EXPECT_NE(line_starting(step0, "node").find("view ISR"), std::string::npos) << step0;
+  EXPECT_NE(step0.find("KRaft voters:"), std::string::npos) << step0;
+  EXPECT_NE(line_starting(step0, "voter").find("metadata records"), std::string::npos) << step0;
+  // Voter rows come after the node rows: the second "N2" line is voter N2, the leader.
+  const size_t voters = step0.find("KRaft voters:");
+  EXPECT_NE(line_starting(step0.substr(voters), "N2").find("leader"), std::string::npos) << step0;
+  EXPECT_NE(step0.find("quorum: elected epoch 1 N2; committed 1:N2 (in epoch 1)"), std::string::npos) << step0;
+  EXPECT_NE(step0.find("metadata: committed below offset 1 (image: leader N0, leader epoch 0, ISR [0,1], "
+                       "partition epoch 0); records: none"),
+            std::string::npos)
+      << step0;
+  // Step 3: the decision in protocol words, who appended it, where, and that it is not committed.
+  const std::string step3 = step_section(text, 3);
+  EXPECT_NE(step3.find("changed: controller N2: appended AlterPartition record PartitionChange(ISR [0,1] -> [0], "
+                       "partition epoch 0 -> 1) at offset 1"),
+            std::string::npos)
+      << step3;
+  EXPECT_NE(step3.find("node 0: HW 0 -> 1"), std::string::npos) << step3;
+  EXPECT_NE(step3.find("records: AlterPartition record at offset 1 of N2 (uncommitted)"), std::string::npos)
+      << step3;
+  EXPECT_NE(line_starting(step3.substr(step3.find("KRaft voters:")), "N2").find("1: AlterPartition*"),
+            std::string::npos)
+      << step3;
+  EXPECT_NE(text.find("VIOLATION: Property committed-metadata-only is violated at step 3: broker N0 acts on "
+                      "partition epoch 1 (leader N0, leader epoch 0, ISR [0]), which no committed metadata record "
+                      "produced: it comes from the AlterPartition record at offset 1 of N2 (uncommitted); the "
+                      "quorum has committed only offsets below 1."),
+            std::string::npos)
+      << text;
+}
+
+// The same decision with the fix on (Kafka), carried on until the quorum commits it:
+// built from the model, so the words follow what the model really does.
+json committed_decision_trace() {
+  using isr::spec::cluster::ClusterAction;
+  using isr::spec::cluster::ClusterModel;
+  using isr::spec::cluster::ClusterState;
+  const ClusterModel model(isr::spec::cluster::default_config());
+  std::vector<ClusterState> states = {model.initial_states().front()};
+  std::vector<ClusterAction> actions;
+  auto take = [&](const std::string& prefix) {
+    std::vector<ClusterAction> enabled;
+    model.for_each_action(states.back(), [&](const ClusterAction& a) { enabled.push_back(a); });
+    for (const ClusterAction& a : enabled) {
+      if (model.action_name(a).rfind(prefix, 0) != 0) continue;
+      actions.push_back(a);
+      states.push_back(model.next_state(states.back(), a));
+      return true;
+    }
+    return false;
+  };
+  auto committed_offset = [&] { return model.state_to_json(states.back())["metadata"]["committed_offset"]; };
+  for (const char* prefix : {"Produce(broker=0", "ShrinkIsr(leader=0, follower=1)",
+                             "AlterPartition(leader=0) by controller 2"}) {
+    EXPECT_TRUE(take(prefix)) << prefix;
+  }
+  for (int i = 0; i < 3 && committed_offset() == 1; ++i) EXPECT_TRUE(take("KraftFetch(follower=0"));
+  EXPECT_EQ(committed_offset(), 2);
+  EXPECT_TRUE(take("MetadataUpdate(broker=1)"));
+  json steps = json::array();
+  for (size_t i = 0; i < states.size(); ++i) {
+    json step = {{"index", i}, {"action", nullptr}, {"action_name", "Init"}};
+    if (i > 0) {
+      step["action"] = model.action_to_json(actions[i - 1]);
+      step["action_name"] = model.action_name(actions[i - 1]);
+    }
+    step["state"] = model.state_to_json(states[i]);
+    steps.push_back(std::move(step));
+  }
+  return make_trace("cluster", model.config_json(), "committed-metadata-only", "", "simulate", std::move(steps));
+}
+
+TEST(RenderCluster, ACommitSaysWhatBrokersMayNowSeeAndAnswersTheLeader) {
+  const json trace = committed_decision_trace();
+  ASSERT_NO_THROW(check_trace(trace));
+  const std::string text = render_text(trace);
+  expect_no_raw_json(text);
+  const std::string step3 = step_section(text, 3);
+  EXPECT_NE(step3.find("controller N2: appended AlterPartition record PartitionChange(ISR [0,1] -> [0], "
+                       "partition epoch 0 -> 1) at offset 1"),
+            std::string::npos)
+      << step3;
+  EXPECT_NE(step3.find("metadata: the alter-partition answer to N0 waits until the AlterPartition record commits"),
+            std::string::npos)
+      << step3;
+  // Nothing changes for the brokers at the append: the leader still has ISR [0,1].
+  EXPECT_EQ(step3.find("node 0: HW"), std::string::npos) << step3;
+  EXPECT_EQ(step3.find("controller: partition epoch"), std::string::npos) << step3;
+  const size_t commit = text.find("quorum: committed offset 1 (AlterPartition record): brokers may now see partition "
+                                  "epoch 1 (leader N0, leader epoch 0, ISR [0])");
+  ASSERT_NE(commit, std::string::npos) << text;
+  const std::string commit_step = text.substr(text.rfind("\nStep ", commit));
+  EXPECT_NE(text.find("voter 0: appended AlterPartition record PartitionChange(ISR [0,1] -> [0], partition epoch 0 "
+                      "-> 1) at offset 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(commit_step.find("metadata: N0 gets its alter-partition answer (AlterPartition record (partition epoch 1))"),
+            std::string::npos)
+      << commit_step;
+  EXPECT_NE(commit_step.find("controller: partition epoch 0 -> 1, ISR [0,1] -> [0]"), std::string::npos)
+      << commit_step;
+  EXPECT_NE(text.find("records: AlterPartition record at offset 1 of N0, offset 1 of N2 (committed)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RenderCluster, MarkdownMermaidAndDotShowTheQuorumAndRecordsToo) {
+  const json trace = kraft_trace("cluster-uncommitted-metadata");
+  const std::string markdown = render_markdown(trace);
+  EXPECT_NE(markdown.find("KRaft voters:\n\n| voter | process | role | epoch |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("**changed:** controller N2: appended AlterPartition record"), std::string::npos)
+      << markdown;
+  EXPECT_EQ(markdown.find('{'), std::string::npos) << markdown;
+
+  const std::string diagram = render_mermaid(trace);
+  expect_valid_mermaid(diagram);
+  EXPECT_NE(diagram.find("Note over Controller: 3. AlterPartition(leader=0) by controller 2<br/>controller N2: "
+                         "appended AlterPartition record"),
+            std::string::npos)
+      << diagram;
+  EXPECT_EQ(diagram.find('{'), std::string::npos) << diagram;
+
+  const std::string dot = render_dot(trace);
+  expect_dot_structure(dot, trace["steps"].size());
+  EXPECT_NE(dot.find("quorum:\\lN0 up follower e1 vote 2 log 1:N2 |"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("records: AlterPartition record at offset 1 of N2 (uncommitted)"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("VIOLATED: Property committed-metadata-only"), std::string::npos);
   expect_dot_parses_if_available(dot);
 }
 
