@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +25,25 @@
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 #include "tests/trace_test_support.h"
+
+// Counts heap allocations while enabled: successor generation, canonicalisation and the
+// properties run millions of times per check and must not allocate.
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// Replaced together (malloc/free), so sanitizers see matching pairs.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -159,6 +181,28 @@ TEST(ClusterCheck, HoldsWithoutCrashes) {
   EXPECT_GT(r.distinct_states, 10000u);
 }
 
+TEST(ClusterModel, SuccessorGenerationDoesNotAllocate) {
+  // RF 3 (6 permutations) and a fault-rich walk, so that decisions, records, commits and
+  // truncations all occur; the walk itself is collected beforehand.
+  const ClusterModel m(config({"replication_factor=3", "min_insync_replicas=2", "kraft.max_records=3"}));
+  std::vector<ClusterState> states;
+  for (unsigned seed = 1; seed <= 10; ++seed)
+    for (const ClusterState& s : walk(m, seed, 40)) states.push_back(s);
+  uint64_t actions = 0;
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (const ClusterState& s : states) {
+    m.for_each_action(s, [&](const ClusterAction& a) {
+      ClusterState t = m.next_state(s, a);
+      m.canonicalize(t);
+      for (const auto& p : m.properties()) actions += p.holds(m, t) ? 1 : 0;
+    });
+  }
+  g_count_allocations = false;
+  EXPECT_GT(actions, 1000u);
+  EXPECT_EQ(g_allocations.load(), 0u);
+}
+
 // --- controller failover in the middle of an ISR change ------------------------------------
 
 // The KRaft leader that appended an AlterPartition record crashed before the record
@@ -213,6 +257,62 @@ TEST(ClusterFailover, KraftLeaderCrashWhileAnAlterPartitionIsPendingIsReached) {
   EXPECT_NE(joined.find("KraftVote"), std::string::npos) << joined;
   EXPECT_NE(joined.find("by controller 2; Crash(node=2"), std::string::npos) << joined;
   EXPECT_EQ(names.size(), 9u) << joined;
+}
+
+// A voter that moved to the new epoch (BeginEpoch) but has not fetched yet still holds
+// the deposed controller's AlterPartition record; the new controller must still handle
+// the leader's retry (AlterPartitionManager resends it to the new controller). The
+// rule once looked at the holder's epoch rather than the entry's, and held the retry
+// back until that voter truncated its log, or for good if it crashed first.
+bool stale_record_held_in_new_epoch(const ClusterModel& m, const ClusterState& s, int* controller, int* leader) {
+  const int voters = m.config().quorum.voters;
+  for (int v = 0; v < voters; ++v) {
+    if (!m.active_controller(s, v)) continue;
+    const int epoch = s.quorum.voters[v].epoch;
+    for (int u = 0; u < voters; ++u) {
+      const auto& x = s.quorum.voters[u];
+      if (u == v || x.epoch < epoch) continue;
+      for (int o = 0; o < x.leo; ++o) {
+        const int id = s.payload[u][o];
+        if (id == 0 || x.log[o].epoch >= epoch) continue;
+        const auto& r = s.records[id - 1];
+        if (r.answer != static_cast<uint8_t>(isr::spec::cluster::Answer::AlterPartition)) continue;
+        if (!s.partition.nodes[r.answer_node].alive || !s.partition.replicas[r.answer_node].alter_pending) continue;
+        *controller = v;
+        *leader = r.answer_node;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct StaleRecordProbe : ClusterModel {
+  using Property = isr::checker::Property<ClusterState, StaleRecordProbe>;
+  explicit StaleRecordProbe(ClusterConfig c) : ClusterModel(std::move(c)) {
+    probe_.push_back(Property{"not-stale-record-in-new-epoch", "", [](const StaleRecordProbe& m, const ClusterState& s) {
+                                int v = 0, l = 0;
+                                return !stale_record_held_in_new_epoch(m, s, &v, &l);
+                              }});
+  }
+  const std::vector<Property>& properties() const { return probe_; }
+  std::vector<Property> probe_;
+};
+
+TEST(ClusterFailover, NewControllerHandlesTheRetryWhileAFollowerStillHoldsTheStaleRecord) {
+  // Two records: the deposed controller's and the new one's.
+  const StaleRecordProbe probe(config({"faults.max_crashes=0", "kraft.max_records=2"}));
+  const auto r = check(probe);
+  ASSERT_EQ(r.verdict, Verdict::Violated) << "a stale AlterPartition record held in the new epoch is never reached";
+  const ClusterState& s = r.counterexample.states.back();
+  int controller = -1, leader = -1;
+  ASSERT_TRUE(stale_record_held_in_new_epoch(probe, s, &controller, &leader));
+  bool retried = false;
+  probe.for_each_action(s, [&](const ClusterAction& a) {
+    retried |= a.layer == static_cast<uint8_t>(isr::spec::cluster::Layer::Decision) && a.controller == controller &&
+               a.partition.kind == isr::spec::ActionKind::AlterPartition && a.partition.node == leader;
+  });
+  EXPECT_TRUE(retried) << "controller " << controller << " cannot handle leader " << leader << "'s retry";
 }
 
 // --- each hazard, found when its rule is off --------------------------------------------------

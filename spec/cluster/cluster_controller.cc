@@ -40,13 +40,15 @@ bool is_decision(K kind) {
 
 bool same_image(const ControllerState& a, const ControllerState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// Whether leader `voter`'s log holds a record still owing `answer` to `node`: the
-// controller handled that request and waits for the commit to respond.
-bool answer_pending(const ClusterState& s, int voter, Answer answer, int node) {
+// Whether `voter`'s log holds a record written in epoch `min_epoch` or later that still
+// owes `answer` to `node`: a controller of that epoch handled the request and waits for
+// the commit to respond. The entry's epoch names the controller that wrote it; the
+// voter holding it may be a follower (it fetched the record) or crashed.
+bool answer_pending(const ClusterState& s, int voter, Answer answer, int node, int min_epoch) {
   const kraft::Voter& x = s.quorum.voters[voter];
   for (int o = 0; o < x.leo; ++o) {
     const int id = s.payload[voter][o];
-    if (id == 0) continue;
+    if (id == 0 || x.log[o].epoch < min_epoch) continue;
     const MetadataRecord& r = s.records[id - 1];
     if (r.answer == static_cast<uint8_t>(answer) && r.answer_node == node) return true;
   }
@@ -92,12 +94,14 @@ void commit(const ClusterModel& m, ClusterState& s, MetadataRecord& r) {
 // A leader has one AlterPartition in flight, sent to the controller it believes active
 // (AlterPartitionManager); after a failover it is retried at the new controller. So
 // controller `voter` may handle leader `leader`'s request unless a controller of its
-// epoch or a later one already has (its record awaiting commit).
+// epoch or a later one already has (its record awaiting commit). The test is on the
+// epoch of the record's entry, not of the voter holding it: a voter that moved to the
+// new epoch but still holds (or crashed holding) the deposed controller's record has
+// not handled the retry, and must not keep the new controller from handling it.
 bool handled_elsewhere(const ClusterModel& m, const ClusterState& s, int voter, int leader) {
+  const int epoch = s.quorum.voters[voter].epoch;
   for (int u = 0; u < m.config().quorum.voters; ++u)
-    if (s.quorum.voters[u].epoch >= s.quorum.voters[voter].epoch &&
-        answer_pending(s, u, Answer::AlterPartition, leader))
-      return true;
+    if (answer_pending(s, u, Answer::AlterPartition, leader, epoch)) return true;
   return false;
 }
 

@@ -150,8 +150,13 @@ ControllerState ClusterModel::image_of(const ClusterState& s, int voter) const {
 bool ClusterModel::active_controller(const ClusterState& s, int voter) const {
   const kraft::Voter& x = s.quorum.voters[voter];
   // KafkaRaftClient fires handleLeaderChange to the leader's own listener (the
-  // controller, which then claims leadership) only once it has read the log up to the
-  // epoch start offset, i.e. once the HW passed it (ListenerContext.maybeFireLeaderChange).
+  // controller, which then claims leadership) only once the listener has read the log
+  // up to the epoch start offset (ListenerContext.maybeFireLeaderChange: nextOffset() >=
+  // epochStartOffset), so the new controller's image holds every committed record.
+  // Here the HW must pass the epoch start, i.e. the leader's LeaderChange record must
+  // commit: stricter by one commit for a leader that already knew the old HW. Nothing it
+  // appends could commit earlier anyway (a KRaft leader's HW only moves past its epoch
+  // start, LeaderState.maybeUpdateHighWatermark); docs/cluster.md, "Abstractions".
   return x.alive && x.role == static_cast<uint8_t>(kraft::Role::Leader) && x.hw > x.epoch_start_offset;
 }
 

@@ -85,9 +85,10 @@ class ClusterModel {
   // Facts the rules, properties and tests share.
   // The voter's metadata image: its log's last record, or the bootstrap image.
   ControllerState image_of(const State& s, int voter) const;
-  // A KRaft leader whose controller is active: alive, leading, and caught up with the
-  // committed log up to its epoch start (KafkaRaftClient fires handleLeaderChange to the
-  // controller only then), with room in its log.
+  // A KRaft leader whose controller is active: alive, leading, and its LeaderChange
+  // record committed, so that it has replayed the whole committed log (KafkaRaftClient
+  // fires handleLeaderChange to the controller only once it has read up to the epoch
+  // start). Room in the log is the decisions' own condition.
   bool active_controller(const State& s, int voter) const;
   // The leader's log holds a decision record not yet committed.
   bool has_uncommitted_records(const State& s, int voter) const;
