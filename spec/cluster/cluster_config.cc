@@ -12,6 +12,7 @@
 #include "properties/catalog.h"
 #include "properties/cluster.h"
 #include "properties/kraft.h"
+#include "spec/json_fields.h"
 
 namespace isr::spec::cluster {
 namespace {
@@ -38,88 +39,17 @@ json cluster_defaults() {
               {"bounds", {{"max_leader_epoch", 2}, {"max_partition_epoch", 3}}}};
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
+// The strict readers every model's configuration shares (spec/json_fields.h), so that
+// a bad value is worded the same in all three modes.
+using json_fields::join;
+using json_fields::read_bool;
+using json_fields::read_int;
+using json_fields::read_property_names;
+using json_fields::require_range;
+using json_fields::shown;
 
-std::string shown(const json& v) {
-  std::string text = v.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-int read_int(const json& v, const std::string& field) {
-  if (!v.is_number_integer()) throw ConfigError(field, "expected an integer, got " + shown(v));
-  const auto n = v.get<int64_t>();
-  if (n < -1000 || n > 1000) throw ConfigError(field, shown(v) + " is out of range");
-  return static_cast<int>(n);
-}
-
-bool read_bool(const json& v, const std::string& field) {
-  if (!v.is_boolean()) throw ConfigError(field, "expected true or false, got " + shown(v));
-  return v.get<bool>();
-}
-
-void require_range(int value, const std::string& field, int lo, int hi, const std::string& why) {
-  if (value >= lo && value <= hi) return;
-  throw ConfigError(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (" + why +
-                               "), got " + std::to_string(value));
-}
-
-// `key=value` with dotted keys; the value is JSON when it parses, else the literal text
-// (the same rule as the partition and KRaft loaders).
 void apply_override(json& doc, const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ConfigError("--set", "expected key=value (for example kraft.max_epoch=3), got '" + text + "'");
-  const std::string key = text.substr(0, eq);
-  json value = json::parse(text.substr(eq + 1), nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text.substr(eq + 1);
-  json* node = &doc;
-  std::string path;
-  size_t start = 0;
-  for (;;) {
-    const auto dot = key.find('.', start);
-    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty()) throw ConfigError("--set", "empty component in key '" + key + "'");
-    if (!node->is_object()) throw ConfigError(path, "is not an object, so '" + key + "' cannot be set");
-    path = path.empty() ? part : path + "." + part;
-    if (dot == std::string::npos) {
-      (*node)[part] = std::move(value);
-      return;
-    }
-    if (!node->contains(part)) (*node)[part] = json::object();
-    node = &(*node)[part];
-    start = dot + 1;
-  }
-}
-
-std::vector<std::string> read_property_names(const json& v) {
-  std::vector<std::string> names;
-  auto add = [&](std::string name) {
-    name.erase(0, name.find_first_not_of(" \t"));
-    name.erase(name.find_last_not_of(" \t") + 1);
-    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  if (v.is_string()) {
-    const std::string text = v.get<std::string>();
-    size_t start = 0;
-    for (;;) {
-      const auto comma = text.find(',', start);
-      add(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  } else if (v.is_array()) {
-    for (const auto& item : v) {
-      if (!item.is_string()) throw ConfigError("properties", "expected property names (strings), got " + shown(item));
-      add(item.get<std::string>());
-    }
-  } else {
-    throw ConfigError("properties", "expected a list of property names or a comma-separated string, got " + shown(v));
-  }
-  return names;
+  json_fields::apply_override(doc, text, "kraft.max_epoch=3");
 }
 
 std::vector<std::string> all_property_names() {
