@@ -13,29 +13,23 @@
 #include "counterexamples/replay.h"
 #include "counterexamples/trace_check.h"
 #include "spec/config.h"
+#include "spec/json_fields.h"
 
 namespace isr::analysis {
 namespace {
 
 using nlohmann::json;
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-std::string shown(const json& v) {
-  std::string text = v.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
+// The strict readers the model configurations use (spec/json_fields.h); the manifest
+// throws its own error type, so it asks for the problem instead of the exception.
+using spec::json_fields::join;
+using spec::json_fields::shown;
 
 void check_keys(const json& object, const std::string& field, const std::vector<std::string>& allowed) {
+  // The manifest's root has no field name; json_fields would call it "config".
   if (!object.is_object()) throw CorpusError(field, "expected an object, got " + shown(object));
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      throw CorpusError(field.empty() ? key : field + "." + key, "unknown key; allowed keys: " + join(allowed));
-    }
+  if (auto problem = spec::json_fields::find_key_problem(object, field, allowed)) {
+    throw CorpusError(problem->field, problem->message);
   }
 }
 
