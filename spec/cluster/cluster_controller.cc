@@ -107,6 +107,25 @@ bool handled_elsewhere(const ClusterModel& m, const ClusterState& s, int voter, 
 
 }  // namespace
 
+void renumber_records(int voters, ClusterState& s) {
+  uint8_t renumber[kMaxMetadataRecords] = {};
+  int next = 0;
+  for (int v = 0; v < voters; ++v) {
+    for (int o = 0; o < s.quorum.voters[v].leo; ++o) {
+      const int id = s.payload[v][o];
+      if (id != 0 && renumber[id - 1] == 0) renumber[id - 1] = static_cast<uint8_t>(++next);
+    }
+  }
+  MetadataRecord old[kMaxMetadataRecords];
+  std::memcpy(static_cast<void*>(old), s.records, sizeof old);
+  std::memset(static_cast<void*>(s.records), 0, sizeof s.records);
+  for (int i = 0; i < kMaxMetadataRecords; ++i)
+    if (renumber[i] != 0) s.records[renumber[i] - 1] = old[i];
+  for (int v = 0; v < voters; ++v)
+    for (int o = 0; o < s.quorum.voters[v].leo; ++o)
+      if (s.payload[v][o] != 0) s.payload[v][o] = renumber[s.payload[v][o] - 1];
+}
+
 State decision_scratch(const ClusterModel& m, const ClusterState& s, int voter) {
   State t = s.partition;
   t.controller = m.image_of(s, voter);
@@ -233,23 +252,7 @@ void settle(const ClusterModel& m, ClusterState& s) {
       if (!s.partition.replicas[r.answer_node].alter_pending) r.answer = r.answer_node = 0;
     }
   }
-  // Free and renumber records in order of first appearance (voter, then offset).
-  uint8_t renumber[kMaxMetadataRecords] = {};
-  int next = 0;
-  for (int v = 0; v < voters; ++v) {
-    for (int o = 0; o < s.quorum.voters[v].leo; ++o) {
-      const int id = s.payload[v][o];
-      if (id != 0 && renumber[id - 1] == 0) renumber[id - 1] = static_cast<uint8_t>(++next);
-    }
-  }
-  MetadataRecord old[kMaxMetadataRecords];
-  std::memcpy(static_cast<void*>(old), s.records, sizeof old);
-  std::memset(static_cast<void*>(s.records), 0, sizeof s.records);
-  for (int i = 0; i < kMaxMetadataRecords; ++i)
-    if (renumber[i] != 0) s.records[renumber[i] - 1] = old[i];
-  for (int v = 0; v < voters; ++v)
-    for (int o = 0; o < s.quorum.voters[v].leo; ++o)
-      if (s.payload[v][o] != 0) s.payload[v][o] = renumber[s.payload[v][o] - 1];
+  renumber_records(voters, s);
   spec::rules::update_history(s.partition);
 }
 

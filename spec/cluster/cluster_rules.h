@@ -21,4 +21,9 @@ void apply_decision(const ClusterModel& m, ClusterState& s, const ClusterAction&
 // are renumbered in order of first appearance.
 void settle(const ClusterModel& m, ClusterState& s);
 
+// Frees records no log holds and numbers the rest in order of first appearance (voter,
+// then offset), so that equal logs are equal bytes. Symmetry calls it after relabelling
+// voters, whose order decides the numbering.
+void renumber_records(int voters, ClusterState& s);
+
 }  // namespace isr::spec::cluster::rules

@@ -40,24 +40,6 @@ void relabel_image(int nodes, const Perm& p, ControllerState& image) {
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 
-void renumber_records(int voters, ClusterState& s) {
-  uint8_t renumber[kMaxMetadataRecords] = {};
-  int next = 0;
-  for (int v = 0; v < voters; ++v)
-    for (int o = 0; o < s.quorum.voters[v].leo; ++o) {
-      const int id = s.payload[v][o];
-      if (id != 0 && renumber[id - 1] == 0) renumber[id - 1] = static_cast<uint8_t>(++next);
-    }
-  MetadataRecord old[kMaxMetadataRecords];
-  std::memcpy(static_cast<void*>(old), s.records, sizeof old);
-  std::memset(static_cast<void*>(s.records), 0, sizeof s.records);
-  for (int i = 0; i < kMaxMetadataRecords; ++i)
-    if (renumber[i] != 0) s.records[renumber[i] - 1] = old[i];
-  for (int v = 0; v < voters; ++v)
-    for (int o = 0; o < s.quorum.voters[v].leo; ++o)
-      if (s.payload[v][o] != 0) s.payload[v][o] = renumber[s.payload[v][o] - 1];
-}
-
 void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, ClusterState& t) {
   const int nodes = c.partition.nodes();
   const int voters = c.quorum.voters;
@@ -77,7 +59,7 @@ void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, Clust
   relabel_image(nodes, p, t.bootstrap);
   relabel_image(nodes, p, t.committed);
   for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader);
-  renumber_records(voters, t);
+  rules::renumber_records(voters, t);
 }
 
 }  // namespace
