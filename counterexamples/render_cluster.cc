@@ -21,12 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? separator : "") + parts[i];
-  return out;
-}
-
 std::vector<json> members(const json& array) {
   std::vector<json> out;
   if (array.is_array()) out.assign(array.begin(), array.end());

@@ -20,16 +20,6 @@ namespace isr::counterexamples {
 
 using nlohmann::json;
 
-namespace {
-
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? separator : "") + parts[i];
-  return out;
-}
-
-}  // namespace
-
 std::string kraft_entry(const json& entry) {
   if (entry.is_array() && entry.size() == 2) return compact(entry[0]) + ":" + node_name(entry[1]);
   return compact(entry);

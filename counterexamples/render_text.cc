@@ -27,12 +27,6 @@ const std::set<std::string> kReplicaKeys = {"role", "log", "leo", "hw", "hw_chec
 const std::vector<std::string> kControllerPrimary = {"active", "quorum", "leader", "leader_epoch",
                                                      "partition_epoch", "isr", "elr", "fenced"};
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? separator : "") + parts[i];
-  return out;
-}
-
 std::string mark(const std::string& text, bool changed, Style style) {
   if (!changed) return text;
   return style == Style::Text ? text + "*" : "**" + text + "**";

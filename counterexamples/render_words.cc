@@ -17,15 +17,6 @@ const json& null_json() {
   return null_value;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += separator;
-    out += parts[i];
-  }
-  return out;
-}
-
 std::string arrow(const json& before, const json& after) {
   return compact(before) + " -> " + compact(after);
 }
@@ -476,6 +467,15 @@ std::string explain_single_leader(const json& state) {
 }
 
 }  // namespace
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
 
 const json& field(const json& obj, const char* key) {
   if (!obj.is_object()) return null_json();

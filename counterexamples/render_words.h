@@ -17,6 +17,9 @@ namespace isr::counterexamples {
 const nlohmann::json& field(const nlohmann::json& obj, const char* key);
 
 // A scalar for people: strings unquoted, null as "-", true/false as yes/no.
+// "a, b, c" with any separator.
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+
 std::string scalar_text(const nlohmann::json& value);
 // A compact JSON dump ("[0,1,2]") for anything, strings unquoted.
 std::string compact(const nlohmann::json& value);
