@@ -107,6 +107,13 @@ void apply_fetch_request(const Config& c, State& s, const Action& a) {
     resp.leader_leo = leader.leo;
     return;
   }
+  // Partition.readRecords reads the data and captures the leader's HW
+  // (`initialHighWatermark`) before Partition.fetchRecords calls
+  // updateFollowerFetchState, which is what may advance the HW
+  // (maybeIncrementLeaderHW); ReplicaManager.readFromLog puts that captured HW into the
+  // response. So the fetch that lets the HW pass an offset still carries the old HW,
+  // and the follower learns the new one from its next fetch.
+  const uint8_t hw_at_read = leader.hw;
   // Partition.updateFollowerFetchState: the fetch offset is the follower's LEO.
   leader.fetch_offset[f] = follower.leo;
   leader.fetch_epoch[f] = leader.view_leader_epoch;
@@ -117,7 +124,7 @@ void apply_fetch_request(const Config& c, State& s, const Action& a) {
   maybe_increment_hw(c, s, l);
   resp.kind = static_cast<uint8_t>(FetchReply::Data);
   if (follower.leo < leader.leo) resp.entry = leader.log[follower.leo];
-  resp.leader_hw = leader.hw;
+  resp.leader_hw = hw_at_read;
   resp.leader_leo = leader.leo;
 }
 

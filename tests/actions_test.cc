@@ -19,9 +19,11 @@ using Entries = std::vector<std::pair<int, int>>;
 
 // Leader 0 appends record 1 and both followers replicate it until the leader's HW
 // passes it (acks=all: the record is acknowledged then).
+// Record 1 committed (acked) by follower 2's second fetch; the responses carry the HW
+// from before each fetch, so follower 2 learns HW 1 from a third fetch.
 ::testing::AssertionResult commit_first_record(Scenario& s) {
   return s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(2, 0), fetch_response(2), fetch(1, 0),
-                fetch_response(1), fetch(2, 0), fetch_response(2)});
+                fetch_response(1), fetch(2, 0), fetch_response(2), fetch(2, 0), fetch_response(2)});
 }
 
 // --- Produce and ProduceTimeout ---------------------------------------------------------
@@ -147,7 +149,32 @@ TEST(FetchAction, ByDefaultTheWholeRoundTripIsOneStep) {
   EXPECT_EQ(s.count(ActionKind::FetchResponse), 0);
   ASSERT_TRUE(s.run({fetch(2, 0), fetch(1, 0), fetch(2, 0)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
-  EXPECT_EQ(s.replica(2).hw, 1) << "the last response carried the new HW";
+  EXPECT_EQ(s.replica(0).hw, 1);
+  // Partition.readRecords captures the HW before this fetch's updateFollowerFetchState
+  // advanced it: the response that committed r1 still carries HW 0.
+  EXPECT_EQ(s.replica(2).hw, 0) << "the committing fetch carries the HW from before it";
+  ASSERT_TRUE(s.apply(fetch(2, 0))) << "the next fetch carries the new HW, so it is enumerated";
+  EXPECT_EQ(s.replica(2).hw, 1);
+}
+
+TEST(FetchAction, TheCommittingFetchCarriesTheOldHwInEitherFetchMode) {
+  for (const char* mode : {"async_fetch_responses=false", "async_fetch_responses=true"}) {
+    Scenario s({mode});
+    const bool async = s.config().async_fetch_responses;
+    auto round_trip = [&](int f) {
+      return async ? s.run({fetch(f, 0), fetch_response(f)}) : s.apply(fetch(f, 0));
+    };
+    ASSERT_TRUE(s.apply(produce(0, 1)));
+    ASSERT_TRUE(round_trip(1));
+    ASSERT_TRUE(round_trip(2));
+    ASSERT_TRUE(round_trip(1));
+    ASSERT_TRUE(round_trip(2));
+    ASSERT_EQ(s.replica(0).hw, 1) << mode;
+    EXPECT_EQ(s.replica(1).hw, 0) << mode;
+    EXPECT_EQ(s.replica(2).hw, 0) << mode << ": the fetch that advanced the HW returned the old one";
+    ASSERT_TRUE(round_trip(2));
+    EXPECT_EQ(s.replica(2).hw, 1) << mode << ": learnt one fetch later";
+  }
 }
 
 TEST(FetchAction, AFetchThatWouldChangeNothingIsNotEnumerated) {
@@ -172,6 +199,8 @@ TEST(FetchResponseAction, AppendsAndTakesTheSmallerOfLeaderHwAndLeo) {
                      fetch(1, 0), fetch_response(1), fetch(1, 0), fetch_response(1), fetch(1, 0)}));
   ASSERT_EQ(s.replica(0).hw, 2);
   ASSERT_TRUE(s.run({fetch_response(1)}));
+  EXPECT_EQ(s.replica(1).hw, 1) << "the response carries the HW read before this fetch advanced it";
+  ASSERT_TRUE(s.run({fetch(1, 0), fetch_response(1)}));
   EXPECT_EQ(s.replica(1).hw, 2);
   // A follower far behind appends one entry per response; its HW stays within its log.
   ASSERT_TRUE(s.run({restart(2), register_broker(2, 0), metadata_update(2), fetch(2, 0)}));
@@ -549,7 +578,7 @@ TEST(CrashAction, CleanShutdownMovesLeadershipFlushesAndCheckpoints) {
 TEST(CrashAction, CleanShutdownCheckpointsTheHw) {
   Scenario s(kAllStops);
   ASSERT_TRUE(s.run({produce(0, 1), fetch(2, 0), fetch_response(2), fetch(1, 0), fetch_response(1), fetch(2, 0),
-                     fetch(1, 0), fetch_response(1)}));
+                     fetch(1, 0), fetch_response(1), fetch(1, 0), fetch_response(1)}));
   ASSERT_EQ(s.replica(1).hw, 1);
   ASSERT_EQ(s.replica(1).hw_checkpoint, 0);
   ASSERT_TRUE(s.apply(crash(1, StopKind::Clean, 0)));

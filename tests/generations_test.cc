@@ -45,6 +45,28 @@ TEST(HwTruncationGeneration, AFollowerTruncatesToItsHwAndLosesACommittedRecord) 
   EXPECT_TRUE(s.holds("no-committed-loss-globally")) << "the dead brokers still have it on disk";
 }
 
+// KIP-101's first scenario in the default fetch mode (one step per fetch round trip):
+// the fetch of follower 2 that lets the HW pass record 1 carries the HW from before it
+// (Partition.readRecords), so 2 still has HW 0, and so has its checkpoint however late
+// it is written. After a restart, makeFollower truncates 2 to that HW and drops the
+// committed record. (In the KRaft broker lifecycle the restart has fenced 2 out of the
+// ISR, so it cannot be elected before it fetched record 1 again.)
+TEST(HwTruncationGeneration, ARestartTruncatesTheFollowerWhoseFetchCommittedTheRecord) {
+  Scenario s(Scenario::Raw{}, {"protocol=hw-truncation", "controller.placement=dedicated", "faults.max_crashes=1",
+                               "faults.max_lossy_crashes=0"});
+  ASSERT_FALSE(s.config().async_fetch_responses);
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch(2, 0), fetch(1, 0), fetch(2, 0)}));
+  ASSERT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_EQ(s.replica(2).hw, 0) << "the committing fetch returned the old HW";
+  if (s.can(checkpoint_hw(2))) {
+    ASSERT_TRUE(s.apply(checkpoint_hw(2)));
+  }
+  ASSERT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), restart(2), register_broker(2, 0),
+                     metadata_update(2)}));
+  EXPECT_TRUE(records(s.state(), 2).empty()) << "truncated to its HW checkpoint 0";
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1}));
+}
+
 TEST(Kip101Generation, AFollowerKeepsItsLogUntilTheEpochQuery) {
   Scenario s = kip101_scenario("kip-101");
   EXPECT_EQ(records(s.state(), 2), (std::vector<int>{1}));
