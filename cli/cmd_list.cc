@@ -27,6 +27,24 @@ void print_table(const std::vector<std::pair<std::string_view, std::string_view>
   }
 }
 
+// `list fixes` of the partition model: name, the Kafka release that shipped the fix,
+// description (docs/model.md has the survey behind the version column).
+void print_fixes(const std::vector<spec::FixInfo>& fixes,
+                 const std::vector<std::pair<std::string_view, std::string_view>>& more) {
+  std::size_t name_width = 0, version_width = std::string_view("version").size();
+  for (const auto& f : fixes) {
+    name_width = std::max(name_width, f.name.size());
+    version_width = std::max(version_width, f.kafka_version.size());
+  }
+  for (const auto& [name, description] : more) name_width = std::max(name_width, name.size());
+  auto row = [&](std::string_view name, std::string_view version, std::string_view description) {
+    std::cout << name << std::string(name_width - name.size() + 2, ' ') << version
+              << std::string(version_width - version.size() + 2, ' ') << description << "\n";
+  };
+  for (const auto& f : fixes) row(f.name, f.kafka_version, f.description);
+  for (const auto& [name, description] : more) row(name, "-", description);
+}
+
 void list(const std::string& what, const std::string& model) {
   std::vector<std::pair<std::string_view, std::string_view>> rows;
   if (model == "cluster") {
@@ -39,8 +57,9 @@ void list(const std::string& what, const std::string& model) {
       for (const auto& p : properties::kraft_catalog()) rows.emplace_back(p.name, p.description);
       for (const auto& p : properties::cluster_catalog()) rows.emplace_back(p.name, p.description);
     } else {
-      for (const auto& f : spec::all_fixes()) rows.emplace_back(f.name, f.description);
       for (const auto& f : spec::cluster::cluster_only_fixes()) rows.emplace_back(f.name, f.description);
+      print_fixes(spec::all_fixes(), rows);
+      return;
     }
   } else if (model == "kraft") {
     // The quorum model has no protocol generations: its fixes are toggled one by one.
@@ -59,7 +78,8 @@ void list(const std::string& what, const std::string& model) {
       rows.emplace_back(spec::protocol_name(p), spec::protocol_description(p));
     }
   } else {
-    for (const auto& f : spec::all_fixes()) rows.emplace_back(f.name, f.description);
+    print_fixes(spec::all_fixes(), {});
+    return;
   }
   print_table(rows);
 }

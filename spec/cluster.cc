@@ -85,12 +85,11 @@ void maybe_increment_hw(const Config& c, State& s, int leader) {
   ReplicaState& l = s.replicas[leader];
   if (!believes_leader(s, leader)) return;
   const NodeSet isr = maximal_isr(c, l);
-  // KIP-966: with ELR, the HW advances only while the ISR has at least min ISR members,
-  // so that every replica that leaves the ISR (into the ELR) holds the whole HW prefix.
-  if (c.eligible_leader_replicas && c.fixes.hw_frozen_below_min_isr &&
-      size(l.view_isr) < c.min_insync_replicas) {
-    return;
-  }
+  // KAFKA-15583 (3.7, KIP-966 part 1): Partition.maybeIncrementLeaderHW returns at once
+  // while isUnderMinIsr (the committed ISR, not the maximal one, below min ISR), with or
+  // without ELR, so that every replica that leaves the ISR below min ISR (into the ELR)
+  // holds the whole HW prefix.
+  if (c.fixes.hw_frozen_below_min_isr && size(l.view_isr) < c.min_insync_replicas) return;
   // Partition.maybeIncrementLeaderHW: the new HW is the smallest LEO among the (maximal)
   // ISR, as the leader knows them from the followers' fetch offsets.
   int hw = l.leo;

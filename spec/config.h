@@ -43,7 +43,12 @@ struct Fixes {
   bool alter_partition_broker_epochs = true;  // KIP-903: AlterPartition carries broker epochs
   bool hw_frozen_below_min_isr = true;     // KIP-966: HW does not advance while ISR < min ISR
   bool unclean_restart_leaves_elr = true;  // KIP-966: an unclean restart removes a broker from ELR
-  bool last_known_elr = true;              // KIP-966: keep LastKnownELR to recover when ISR+ELR empty
+  bool last_known_elr = true;              // KIP-966: LastKnownELR keeps the last leader; elected when ISR+ELR empty
+  // Added by the survey of Kafka's replication fixes (docs/model.md, "Kafka's replication
+  // fixes"); kept after the original ten so that the table order stays stable.
+  bool isr_join_unfenced_only = true;         // KIP-841: fenced / shutting-down replicas cannot join the ISR
+  bool isr_shrink_keeps_leader_epoch = true;  // KAFKA-15021: an ISR shrink does not bump the leader epoch
+  bool last_known_leader_unfenced = true;     // KAFKA-19522: the last known leader is elected only unfenced
 };
 
 struct ControllerConfig {
@@ -111,12 +116,15 @@ struct ConfigError : std::runtime_error {
 Fixes fixes_for(Protocol p);
 
 // One fix: its key under "fixes", a one-line description, the generation that brought
-// it and its toggle in Fixes. For parsing, `list fixes` and messages.
+// it, its toggle in Fixes and the Kafka release that shipped it (`list fixes` prints it;
+// the generation is the first one at or after that release). For parsing, `list fixes`
+// and messages.
 struct FixInfo {
   std::string_view name;
   std::string_view description;
   Protocol introduced_in;
   bool Fixes::*toggle;
+  std::string_view kafka_version;
 };
 const std::vector<FixInfo>& all_fixes();
 

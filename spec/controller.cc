@@ -28,19 +28,22 @@ struct Targets {
 
 // PartitionChangeBuilder.maybePopulateTargetElr (KIP-966): at or above min ISR the ELR is
 // empty; below it, replicas leaving the ISR become eligible leaders unless they restarted
-// after an unclean shutdown, which go to LastKnownELR instead.
+// after an unclean shutdown. The same method also computes a LastKnownELR of all former
+// ISR members (KIP-966's design for unclean recovery), but Kafka 4.4 never writes it:
+// maybeUpdateRecordElr returns before setLastKnownElr while
+// useLastKnownLeaderInBalancedRecovery is true, which ReplicationControlManager never
+// changes. LastKnownELR is maintained only by maybeUpdateLastKnownLeader
+// (last_known_after below), so here it is carried over unchanged.
 Targets elr_targets(const Config& c, const State& s, const PartitionChange& change) {
   const ControllerState& ctl = s.controller;
   Targets t{change.target_isr, ctl.elr, ctl.last_known_elr};
   if (!c.eligible_leader_replicas) return t;
   if (size(t.isr) >= c.min_insync_replicas) {
     t.elr = 0;
-    t.last_known = 0;
     return t;
   }
   const NodeSet candidates = ctl.elr | ctl.isr;
   t.elr = candidates & static_cast<NodeSet>(~t.isr) & static_cast<NodeSet>(~change.unclean_shutdown);
-  t.last_known = c.fixes.last_known_elr ? static_cast<NodeSet>((candidates | t.last_known) & ~t.isr & ~t.elr) : 0;
   return t;
 }
 
@@ -49,18 +52,68 @@ bool valid_leader(const State& s, const Targets& t, int r) {
   return (contains(t.isr, r) || (t.isr == 0 && contains(t.elr, r))) && acceptable_leader(s, r);
 }
 
+// PartitionChangeBuilder.canElectLastKnownLeader (Kafka 4.x): with ELR on, when the
+// target ISR and ELR are both empty and LastKnownELR holds exactly one broker, that
+// broker (the last leader) is elected, as an unclean election (ElectionResult.unclean),
+// whether or not unclean.leader.election.enable is set. Before KAFKA-19522 the check
+// that it is acceptable (unfenced, not shutting down) only logged.
+int last_known_leader(const Config& c, const State& s, const Targets& t) {
+  const NodeSet lke = s.controller.last_known_elr;
+  if (!c.eligible_leader_replicas || !c.fixes.last_known_elr) return kNoNode;
+  if (t.isr != 0 || t.elr != 0 || size(lke) != 1) return kNoNode;
+  const int r = __builtin_ctz(lke);
+  if (c.fixes.last_known_leader_unfenced && !acceptable_leader(s, r)) return kNoNode;
+  return r;
+}
+
+// PartitionChangeBuilder.maybeUpdateLastKnownLeader: when the partition loses its leader
+// and LastKnownELR is empty, it records the leader it had; once a leader is elected again
+// it is cleared.
+NodeSet last_known_after(const Config& c, const ControllerState& ctl, NodeSet current, int leader) {
+  if (!c.eligible_leader_replicas || !c.fixes.last_known_elr) return current;
+  if (leader == kNoNode && ctl.leader != kNoNode && ctl.last_known_elr == 0) return bit(ctl.leader);
+  if (leader != kNoNode && leader != ctl.leader && ctl.last_known_elr != 0) return 0;
+  return current;
+}
+
+// Whether a change that keeps the leader bumps the leader epoch because the ISR lost a
+// member. Since KAFKA-15021 (3.6, MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink
+// false from 3.6-IV0; PartitionChangeBuilder.triggerLeaderEpochBumpForIsrShrinkIfNeeded)
+// it does not. Before it, the KRaft controller bumped it on every shrink
+// (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded, 2.8-3.5), the leader's own
+// AlterPartition included; the ZooKeeper controller bumped it on the removals it made
+// itself (ReplicaStateMachine.doRemoveReplicasFromIsr -> LeaderAndIsr.newLeaderAndIsr)
+// while a leader's own ISR write kept it (Partition.shrinkIsr writing to ZooKeeper before
+// 2.7, KafkaController.processAlterIsr in 2.7). The generations before kip-903 stand for
+// the ZooKeeper era here (MODEL.md section 3).
+bool bumps_leader_epoch_on_shrink(const Config& c, const ControllerState& ctl, NodeSet target_isr,
+                                  const PartitionChange& change) {
+  if (c.fixes.isr_shrink_keeps_leader_epoch) return false;
+  if ((ctl.isr & static_cast<NodeSet>(~target_isr)) == 0) return false;
+  const bool kraft_era = c.protocol >= Protocol::Kip903;
+  return !change.from_leader || kraft_era;
+}
+
 }  // namespace
 
 NodeSet leader_options(const Config& c, const State& s, const PartitionChange& change, bool& unclean) {
+  // PartitionChangeBuilder.electAnyLeader, in its order: the current leader while valid;
+  // else a valid ISR member (or, with the ISR empty, an unfenced ELR member); else the
+  // last known leader; else, for Election.UNCLEAN, any acceptable replica.
   const Targets t = elr_targets(c, s, change);
   const int current = s.controller.leader;
   unclean = false;
-  // electAnyLeader keeps a leader that is still valid.
   if (current != kNoNode && valid_leader(s, t, current)) return bit(current);
   NodeSet options = 0;
   for (int r = 0; r < c.replication_factor; ++r)
     if (valid_leader(s, t, r)) options |= bit(r);
-  if (options == 0 && change.allow_unclean) {
+  if (options != 0) return options;
+  const int last_known = last_known_leader(c, s, t);
+  if (last_known != kNoNode) {
+    unclean = true;
+    return bit(last_known);
+  }
+  if (change.allow_unclean) {
     for (int r = 0; r < c.replication_factor; ++r)
       if (acceptable_leader(s, r)) options |= bit(r);
     unclean = options != 0;
@@ -75,11 +128,11 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
   Targets t = elr_targets(c, s, change);
   if (leader != ctl.leader && leader != kNoNode) {
     if (unclean) {
-      // An unclean election forcibly sets the ISR to the new leader and clears the ELR:
-      // acknowledged data may be lost.
+      // An unclean election (tryElection with ElectionResult.unclean, the last known
+      // leader included) sets the ISR to the new leader, and maybeUpdateRecordElr clears
+      // the ELR: acknowledged data may be lost.
       t.isr = bit(leader);
       t.elr = 0;
-      t.last_known = 0;
     } else if (!contains(t.isr, leader) && contains(t.elr, leader)) {
       // tryElection: a leader elected from the ELR becomes the whole ISR.
       t.isr = bit(leader);
@@ -88,10 +141,12 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
   }
   // build(): without ELR the ISR is never emptied; its last member stays.
   if (!c.eligible_leader_replicas && t.isr == 0) t.isr = ctl.isr;
+  t.last_known = last_known_after(c, ctl, t.last_known, leader);
   const bool leader_changed = leader != ctl.leader;
   if (!leader_changed && t.isr == ctl.isr && t.elr == ctl.elr && t.last_known == ctl.last_known_elr)
     return true;  // changeRecordIsNoOp: nothing is written
-  const int leader_epoch = ctl.leader_epoch + (leader_changed ? 1 : 0);
+  const bool bump = leader_changed || bumps_leader_epoch_on_shrink(c, ctl, t.isr, change);
+  const int leader_epoch = ctl.leader_epoch + (bump ? 1 : 0);
   const int partition_epoch = ctl.partition_epoch + 1;
   if (!epoch_fits(leader_epoch, c.bounds.max_leader_epoch) ||
       !epoch_fits(partition_epoch, c.bounds.max_partition_epoch)) {
@@ -261,8 +316,11 @@ void apply_metadata_update(const Config& c, State& s, const Action& a) {
   const bool was_leader = r.view_valid && r.view_leader == b;
   const bool epoch_changed = !r.view_valid || r.view_leader_epoch != ctl.leader_epoch;
   const bool partition_changed = !r.view_valid || r.view_partition_epoch != ctl.partition_epoch;
-  if (was_leader && (ctl.leader != b || epoch_changed)) {
-    // Losing leadership completes parked produce requests with NOT_LEADER_OR_FOLLOWER.
+  if (was_leader && ctl.leader != b) {
+    // Losing leadership completes parked produce requests with NOT_LEADER_OR_FOLLOWER
+    // (ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader). A new leader epoch
+    // for the same leader does not: Partition.checkEnoughReplicasReachOffset has no epoch
+    // check, so the request stays parked until the HW passes it.
     ProducerState& p = s.producer;
     if (p.current != 0 && p.inflight_leader == b &&
         p.outcome[p.current - 1] == static_cast<uint8_t>(SendOutcome::InFlight)) {

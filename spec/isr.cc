@@ -77,8 +77,10 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
   const NodeSet added = proposed & static_cast<NodeSet>(~ctl.isr);
   for (int f = 0; accept && f < c.replication_factor; ++f) {
     if (!contains(added, f)) continue;
-    // INELIGIBLE_REPLICA (KIP-841): fenced brokers cannot join the ISR.
-    if (contains(ctl.fenced, f)) accept = false;
+    // INELIGIBLE_REPLICA (KIP-841, 3.3; ReplicationControlManager.validateAlterPartitionData
+    // -> ineligibleReplicasForIsr): a fenced or shutting-down broker cannot join the ISR.
+    // Before it the controller took the leader's word for it.
+    if (c.fixes.isr_join_unfenced_only && contains(ctl.fenced, f)) accept = false;
     // KIP-903: STALE_BROKER_EPOCH when the follower restarted since the fetch the
     // leader based its decision on.
     if (c.fixes.alter_partition_broker_epochs && proposed_broker_epoch != ctl.registered_epoch[f]) {
@@ -87,13 +89,17 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
   }
   if (accept) {
     // The leader is in its own proposal and unfenced, so it stays leader.
-    accept = change_partition(c, s, PartitionChange{proposed}, ctl.leader);
+    accept = change_partition(c, s, PartitionChange{proposed, 0, false, true}, ctl.leader);
   }
   if (!accept) {
     // The leader learns the current state from the next metadata update; before KIP-497
     // a locally applied proposal stays in use until then.
     return;
   }
+  // Partition.handleAlterPartitionUpdate ignores a response whose leader epoch is not the
+  // leader's own (a shrink bumped it before KAFKA-15021); the leader then learns the new
+  // state from the metadata update.
+  if (ctl.leader_epoch != leader.view_leader_epoch) return;
   // The AlterPartition response carries the committed ISR and partition epoch.
   leader.view_isr = ctl.isr;
   leader.view_partition_epoch = ctl.partition_epoch;

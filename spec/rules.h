@@ -48,6 +48,7 @@ struct PartitionChange {
   NodeSet target_isr;
   NodeSet unclean_shutdown = 0;
   bool allow_unclean = false;
+  bool from_leader = false;  // an AlterPartition from the leader (not the controller's own change)
 };
 // The leaders the election in `change` may end with: the current leader when it stays
 // valid, else every valid candidate (any of them: the assignment order that makes Kafka's

@@ -121,8 +121,11 @@ TEST(Cli, ListFixes) {
   const auto rows = lines(r.out);
   ASSERT_EQ(rows.size(), isr::spec::all_fixes().size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(rows[i].rfind(std::string(isr::spec::all_fixes()[i].name) + " ", 0), 0u)
-        << rows[i];
+    const auto& fix = isr::spec::all_fixes()[i];
+    EXPECT_EQ(rows[i].rfind(std::string(fix.name) + " ", 0), 0u) << rows[i];
+    // The version column follows the name.
+    const std::size_t after_name = rows[i].find_first_not_of(' ', fix.name.size());
+    EXPECT_EQ(rows[i].compare(after_name, fix.kafka_version.size(), fix.kafka_version), 0) << rows[i];
   }
 }
 

@@ -183,6 +183,18 @@ TEST(ConfigFixes, EachGenerationAddsItsOwnFixes) {
   EXPECT_TRUE(fixes_for(Protocol::Kip903).alter_partition_broker_epochs);
   EXPECT_FALSE(fixes_for(Protocol::Kip903).hw_frozen_below_min_isr);
   EXPECT_FALSE(fixes_for(Protocol::Kip903).last_known_elr);
+  EXPECT_FALSE(fixes_for(Protocol::Kip497).isr_join_unfenced_only);
+  EXPECT_TRUE(fixes_for(Protocol::Kip903).isr_join_unfenced_only);
+  EXPECT_FALSE(fixes_for(Protocol::Kip903).isr_shrink_keeps_leader_epoch);
+  EXPECT_TRUE(fixes_for(Protocol::Kip966).isr_shrink_keeps_leader_epoch);
+  EXPECT_FALSE(fixes_for(Protocol::Kip903).last_known_leader_unfenced);
+}
+
+TEST(ConfigFixes, EveryFixNamesTheKafkaReleaseThatShippedIt) {
+  for (const auto& f : all_fixes()) {
+    EXPECT_FALSE(f.kafka_version.empty()) << f.name;
+    EXPECT_TRUE(f.kafka_version[0] >= '0' && f.kafka_version[0] <= '9') << f.name << ": " << f.kafka_version;
+  }
 }
 
 TEST(ConfigFixes, LaterGenerationsIncludeEarlierFixes) {
@@ -235,7 +247,7 @@ TEST(ConfigFixes, UnknownFixIsAnError) {
 }
 
 TEST(ConfigFixes, DescriptionsCoverEveryToggleOnce) {
-  EXPECT_EQ(all_fixes().size(), 10u);
+  EXPECT_EQ(all_fixes().size(), 13u);
   std::vector<std::string> names;
   for (const auto& f : all_fixes()) {
     EXPECT_FALSE(f.description.empty()) << f.name;

@@ -20,6 +20,20 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
   return base;
 }
 
+// Before KAFKA-15021 (generations before kip-966) an ISR shrink bumps the leader epoch,
+// and the leader's AlterPartition response is ignored: brokers learn the new epoch from
+// the metadata. Applies those metadata updates where the scenario's generation needs them.
+void catch_up_after_shrink(Scenario& s, std::initializer_list<int> brokers) {
+  for (int b : brokers) {
+    if (s.replica(b).view_leader_epoch != s.controller().leader_epoch) {
+      EXPECT_TRUE(s.apply(metadata_update(b)));
+    }
+    if (s.replica(b).needs_truncation) {
+      EXPECT_TRUE(s.apply(epoch_query(b, s.controller().leader)));
+    }
+  }
+}
+
 // --- hw-truncation -> kip-101 ----------------------------------------------------------
 
 // KIP-101 scenario: a record committed at the leader while the followers' HW still lags
@@ -287,6 +301,11 @@ Scenario stale_incarnation(const std::string& protocol) {
   Scenario s({"protocol=" + protocol, "faults.max_disk_losses=1"});
   EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2),
                      alter_partition(0)}));
+  if (s.controller().leader_epoch != s.replica(0).view_leader_epoch) {
+    // kip-903 (KRaft 3.5): the shrink bumped the leader epoch; 1 fetches again in it.
+    catch_up_after_shrink(s, {0, 1, 2});
+    EXPECT_TRUE(s.run({fetch(1, 0), fetch_response(1)}));
+  }
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
   EXPECT_TRUE(s.run({fetch(2, 0), fetch_response(2), fetch(2, 0)}));
   EXPECT_EQ(s.replica(0).alter_isr, nodes({0, 1, 2}));
@@ -317,8 +336,8 @@ TEST(Kip903Generation, AnExpansionFromAPreviousIncarnationIsRejected) {
 Scenario lose_the_isr(const std::string& protocol) {
   Scenario s({"protocol=" + protocol, "controller.placement=dedicated", "faults.max_crashes=3",
               "faults.max_clean_shutdowns=1"});
-  EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0), produce(0, 1), fetch(1, 0),
-                     fetch_response(1), fetch(1, 0)}));
+  EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0), metadata_update(1),
+                     produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
   EXPECT_TRUE(s.run({crash(1, StopKind::Clean, 0), crash(0, StopKind::Kill), fence_broker(0, kNoNode), restart(1)}));
   return s;
@@ -352,6 +371,7 @@ Scenario shrink_below_min_isr(const std::vector<std::string>& overrides) {
   Scenario s(with({"acks=1"}, overrides));
   EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0), produce(0, 1),
                      shrink_isr(0, 1), alter_partition(0)}));
+  catch_up_after_shrink(s, {0});
   EXPECT_EQ(s.controller().isr, nodes({0}));
   return s;
 }
@@ -396,10 +416,14 @@ Scenario unclean_restart(const std::vector<std::string>& overrides) {
 TEST(Kip966Generation, AnUncleanRestartLeavesTheElr) {
   Scenario s = unclean_restart({});
   EXPECT_EQ(s.controller().elr, 0);
-  EXPECT_EQ(s.controller().last_known_elr, nodes({1}));
+  // Kafka 4.4 writes LastKnownELR only as the last known leader
+  // (PartitionChangeBuilder.maybeUpdateLastKnownLeader): empty while there is a leader.
+  EXPECT_EQ(s.controller().last_known_elr, 0);
   EXPECT_TRUE(s.holds("leader-completeness"));
   ASSERT_TRUE(s.apply(crash(0, StopKind::Kill)));
   ASSERT_TRUE(s.apply(fence_broker(0, kNoNode))) << "no clean candidate: no leader";
+  EXPECT_EQ(s.controller().elr, nodes({0}));
+  EXPECT_EQ(s.controller().last_known_elr, nodes({0})) << "the leader the partition lost";
   EXPECT_TRUE(s.holds("no-acked-loss"));
 }
 
@@ -412,24 +436,169 @@ TEST(Kip966Generation, WithoutTheFixAnUncleanRestartStaysElectable) {
   EXPECT_TRUE(s.violated("no-acked-loss"));
 }
 
-// ISR {0}, ELR {1}; then 0 crashes too and both restart uncleanly: ISR and ELR empty.
+// ISR {0}, ELR {1}; then 0 crashes too (ELR {0,1}, LastKnownELR {0}: the last leader) and
+// both restart uncleanly, 1 first: ISR and ELR are empty once 0 registers.
 Scenario everyone_restarts_uncleanly(const std::vector<std::string>& overrides) {
   Scenario s(with({"controller.placement=dedicated", "faults.max_crashes=3"}, overrides));
   EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), crash(1, StopKind::Kill), fence_broker(1, 0),
-                     crash(0, StopKind::Kill), fence_broker(0, kNoNode), restart(1), register_broker(1, kNoNode),
-                     restart(0), register_broker(0, kNoNode)}));
-  EXPECT_EQ(s.controller().isr, 0);
-  EXPECT_EQ(s.controller().elr, 0);
+                     crash(0, StopKind::Kill), fence_broker(0, kNoNode)}));
+  EXPECT_EQ(s.controller().elr, nodes({0, 1}));
+  EXPECT_TRUE(s.run({restart(1), register_broker(1, kNoNode), restart(0)}));
+  EXPECT_EQ(s.controller().elr, nodes({0}));
   return s;
 }
 
-TEST(Kip966Generation, LastKnownElrNamesWhomToRecoverFrom) {
+// PartitionChangeBuilder.electAnyLeader (4.x): ISR, then ELR, then the last known leader
+// when it is unfenced (canElectLastKnownLeader), as an unclean election: ISR = [it], ELR
+// cleared, LastKnownELR cleared (maybeUpdateLastKnownLeader). Unclean leader election is
+// off in this configuration.
+TEST(Kip966Generation, TheLastKnownLeaderIsElectedWhenIsrAndElrAreEmpty) {
   Scenario s = everyone_restarts_uncleanly({});
-  EXPECT_EQ(s.controller().last_known_elr, nodes({0, 1}));
+  EXPECT_EQ(s.controller().last_known_elr, nodes({0}));
+  EXPECT_FALSE(s.can(register_broker(0, kNoNode)));
+  ASSERT_TRUE(s.apply(register_broker(0, 0)));
+  EXPECT_EQ(s.controller().leader, 0);
+  EXPECT_EQ(s.controller().isr, nodes({0}));
+  EXPECT_EQ(s.controller().elr, 0);
+  EXPECT_EQ(s.controller().last_known_elr, 0);
+  EXPECT_EQ(s.controller().unclean_elected, 1);
   EXPECT_TRUE(s.holds("min-isr-recovery-quorum"));
+
   Scenario off = everyone_restarts_uncleanly({"fixes.last_known_elr=false"});
   EXPECT_EQ(off.controller().last_known_elr, 0);
+  ASSERT_TRUE(off.apply(register_broker(0, kNoNode))) << "no last known leader: the partition stays offline";
+  EXPECT_EQ(off.controller().isr, 0);
+  EXPECT_EQ(off.controller().elr, 0);
   EXPECT_TRUE(off.violated("min-isr-recovery-quorum"));
+}
+
+// The price of that availability: the last known leader lost its unflushed suffix in a
+// power loss, and the replica that still has the acknowledged record (1, killed, so
+// removed from the ELR at registration as an unclean shutdown) can no longer be elected.
+// Kafka 4.4 elects 0 anyway; without the last-known-leader election the partition stays
+// offline and nothing acknowledged is lost.
+Scenario last_leader_lost_power(const std::vector<std::string>& overrides) {
+  Scenario s(with({"controller.placement=dedicated", "faults.max_crashes=3", "faults.max_lossy_crashes=1"},
+                  overrides));
+  EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0), metadata_update(1),
+                     produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0)}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.run({crash(1, StopKind::Kill), fence_broker(1, 0), crash(0, StopKind::Power),
+                     fence_broker(0, kNoNode), restart(0), register_broker(0, kNoNode), restart(1)}));
+  EXPECT_TRUE(records(s.state(), 0).empty()) << "record 1 was never flushed on 0";
+  EXPECT_EQ(records(s.state(), 1), (std::vector<int>{1}));
+  EXPECT_EQ(s.controller().elr, nodes({1}));
+  return s;
+}
+
+TEST(Kip966Generation, TheLastKnownLeaderMayHaveLostAcknowledgedRecords) {
+  Scenario s = last_leader_lost_power({});
+  ASSERT_TRUE(s.run({register_broker(1, 0), metadata_update(0)}));
+  EXPECT_EQ(rules::active_leader(s.state()), 0);
+  EXPECT_TRUE(s.violated("no-acked-loss"));
+  EXPECT_TRUE(s.holds("no-committed-loss-globally")) << "1 still has it, until it truncates";
+
+  Scenario off = last_leader_lost_power({"fixes.last_known_elr=false"});
+  EXPECT_FALSE(off.can(register_broker(1, 0)));
+  ASSERT_TRUE(off.apply(register_broker(1, kNoNode)));
+  EXPECT_EQ(off.controller().leader, kNoNode);
+  EXPECT_TRUE(off.holds("no-acked-loss"));
+}
+
+// KAFKA-19522: canElectLastKnownLeader only logged when the last known leader was not
+// acceptable, and elected it anyway. 0 is the last known leader; it registers again
+// (uncleanly, leaving the ELR), crashes again and is fenced; then 1's unclean
+// registration empties the ELR.
+Scenario last_known_leader_fenced(const std::vector<std::string>& overrides) {
+  Scenario s(with({"controller.placement=dedicated", "faults.max_crashes=4"}, overrides));
+  EXPECT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), crash(1, StopKind::Kill), fence_broker(1, 0),
+                     crash(0, StopKind::Kill), fence_broker(0, kNoNode), restart(0), register_broker(0, kNoNode),
+                     crash(0, StopKind::Kill), fence_broker(0, kNoNode), restart(1)}));
+  EXPECT_EQ(s.controller().last_known_elr, nodes({0}));
+  EXPECT_EQ(s.controller().elr, nodes({1}));
+  EXPECT_TRUE(contains(s.controller().fenced, 0));
+  return s;
+}
+
+TEST(Kip966Generation, AFencedLastKnownLeaderIsNotElected) {
+  Scenario s = last_known_leader_fenced({});
+  EXPECT_FALSE(s.can(register_broker(1, 0)));
+  ASSERT_TRUE(s.apply(register_broker(1, kNoNode)));
+  EXPECT_EQ(s.controller().leader, kNoNode);
+
+  Scenario off = last_known_leader_fenced({"fixes.last_known_leader_unfenced=false"});
+  EXPECT_FALSE(off.can(register_broker(1, kNoNode)));
+  ASSERT_TRUE(off.apply(register_broker(1, 0)));
+  EXPECT_EQ(off.controller().leader, 0) << "a leader that is down: the partition is offline behind it";
+  EXPECT_TRUE(contains(off.controller().fenced, 0));
+}
+
+// KAFKA-15583 (3.7): Partition.maybeIncrementLeaderHW does not move the HW while the ISR
+// is below min ISR whether or not ELR is enabled (ELR is off by default in 4.0).
+TEST(Kip966Generation, TheHwIsFrozenBelowMinIsrWithoutElrToo) {
+  Scenario s = shrink_below_min_isr({"eligible_leader_replicas=false"});
+  EXPECT_EQ(s.controller().elr, 0);
+  EXPECT_EQ(s.replica(0).hw, 0);
+}
+
+// KAFKA-15021 (3.6): the controller no longer bumps the leader epoch when it only shrinks
+// the ISR. Before it, fencing follower 2 starts leader epoch 1 with the same leader; the
+// leader's parked produce request stays parked across it (checkEnoughReplicasReachOffset
+// has no epoch check) and is acknowledged once follower 1 fetches in the new epoch.
+TEST(Kip966Generation, AnIsrShrinkKeepsTheLeaderEpoch) {
+  Scenario s({});
+  ASSERT_TRUE(s.run({produce(0, 1), crash(2, StopKind::Kill), fence_broker(2, 0)}));
+  EXPECT_EQ(s.controller().leader_epoch, 0);
+  EXPECT_EQ(s.controller().partition_epoch, 1);
+
+  Scenario off({"fixes.isr_shrink_keeps_leader_epoch=false"});
+  ASSERT_TRUE(off.run({produce(0, 1), crash(2, StopKind::Kill), fence_broker(2, 0)}));
+  EXPECT_EQ(off.controller().leader, 0);
+  EXPECT_EQ(off.controller().leader_epoch, 1);
+  ASSERT_TRUE(off.run({metadata_update(0), metadata_update(1)}));
+  EXPECT_EQ(outcome(off.state(), 1), SendOutcome::InFlight) << "the same leader keeps its parked request";
+  ASSERT_TRUE(off.run({fetch(1, 0), fetch_response(1), fetch(1, 0)}));
+  EXPECT_EQ(outcome(off.state(), 1), SendOutcome::Acked);
+}
+
+// Before KAFKA-15021 the leader's own shrink bumped the epoch too (KRaft, kip-903); the
+// AlterPartition response then carries another leader epoch and is ignored
+// (Partition.handleAlterPartitionUpdate) until the metadata update. The ZooKeeper era's
+// leader-written ISR changes kept the epoch.
+TEST(Kip903Generation, TheLeadersOwnShrinkBumpsTheLeaderEpoch) {
+  Scenario s({"protocol=kip-903", "acks=1"});
+  ASSERT_TRUE(s.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0)}));
+  EXPECT_EQ(s.controller().leader_epoch, 1);
+  EXPECT_EQ(s.controller().isr, nodes({0, 2}));
+  EXPECT_EQ(s.replica(0).view_isr, nodes({0, 1, 2})) << "the response was ignored";
+  ASSERT_TRUE(s.apply(metadata_update(0)));
+  EXPECT_EQ(s.replica(0).view_isr, nodes({0, 2}));
+
+  Scenario zk({"protocol=kip-497", "acks=1"});
+  ASSERT_TRUE(zk.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0)}));
+  EXPECT_EQ(zk.controller().leader_epoch, 0);
+  EXPECT_EQ(zk.replica(0).view_isr, nodes({0, 2}));
+}
+
+// KIP-841 (3.3): AlterPartition may not add a fenced broker to the ISR. Follower 2 caught
+// up and the leader proposed it; then 2 is cut off from the controller and fenced (same
+// incarnation, so KIP-903's broker epoch check passes).
+Scenario expansion_of_a_fenced_follower(const std::vector<std::string>& overrides) {
+  Scenario s(with({"faults.max_network_cuts=1"}, overrides));
+  EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2),
+                     alter_partition(0), fetch(2, 0), fetch_response(2), fetch(2, 0)}));
+  EXPECT_EQ(s.replica(0).alter_isr, nodes({0, 1, 2}));
+  EXPECT_TRUE(s.run({cut(2, kCutFromQuorum), fence_broker(2, 0)}));
+  EXPECT_TRUE(s.apply(alter_partition(0)));
+  return s;
+}
+
+TEST(Kip903Generation, AFencedFollowerCannotJoinTheIsr) {
+  Scenario s = expansion_of_a_fenced_follower({});
+  EXPECT_EQ(s.controller().isr, nodes({0, 1}));
+  Scenario off = expansion_of_a_fenced_follower({"fixes.isr_join_unfenced_only=false"});
+  EXPECT_EQ(off.controller().isr, nodes({0, 1, 2}));
+  EXPECT_TRUE(contains(off.controller().fenced, 2)) << "in the ISR while fenced";
 }
 
 }  // namespace

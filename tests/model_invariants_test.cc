@@ -109,7 +109,10 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
   CHECK_THAT((ctl.elr & ~replicas) == 0, "ELR within the replicas");
   CHECK_THAT((ctl.last_known_elr & ~replicas) == 0, "LastKnownELR within the replicas");
   CHECK_THAT((ctl.isr & ctl.elr) == 0, "ISR and ELR disjoint");
-  CHECK_THAT((ctl.last_known_elr & (ctl.isr | ctl.elr)) == 0, "LastKnownELR disjoint from ISR and ELR");
+  // Kafka 4.4 keeps only the last known leader in LastKnownELR
+  // (PartitionChangeBuilder.maybeUpdateLastKnownLeader): one broker, while leaderless.
+  CHECK_THAT(size(ctl.last_known_elr) <= 1, "LastKnownELR holds at most the last known leader");
+  CHECK_THAT(ctl.last_known_elr == 0 || ctl.leader == kNoNode, "LastKnownELR only while leaderless");
   if (!c.eligible_leader_replicas) {
     CHECK_THAT(ctl.elr == 0 && ctl.last_known_elr == 0, "no ELR without KIP-966");
     CHECK_THAT(ctl.isr != 0, "without ELR the ISR is never empty");
