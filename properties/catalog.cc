@@ -20,8 +20,10 @@ const std::vector<PropertyInfo>& catalog() {
        no_acked_loss},
       {"consistent-read", "a record a consumer has read never disappears from, or changes at, its offset",
        with_consumer, consistent_read},
-      {"log-matching", "two replicas hold identical entries below the smaller of their high watermarks", always,
-       log_matching},
+      {"log-matching",
+       "two running replicas in the current leader epoch (registered, log reconciled with the leader) hold "
+       "identical entries below the smaller of their high watermarks",
+       always, log_matching},
       {"strong-isr", "everything below the leader's high watermark is on every ISR member", always, strong_isr},
       {"leader-completeness", "every leader candidate (ISR, and ELR where enabled) holds every committed record",
        always, leader_completeness},

@@ -19,9 +19,37 @@ bool consistent_read(const Config&, const State& s) {
   return true;
 }
 
+namespace {
+
+// Whether replica `r`'s high watermark is a claim about the partition's stable prefix.
+// The public TLA+ specifications state log matching over running brokers' HWs
+// (Vanlightly/kafka-tlaplus, kafka_data_replication/kraft/v3.5/v3_5_properties.tla,
+// LogMatchingProperty: for every pair of brokers, the records below both HWMs agree;
+// an unclean shutdown resets a broker's log and HWM, and a follower's HWM is only ever
+// set from a fetch response), and judge a replica's view only while it is not stale
+// (IsNonStaleLeader in the same file: its leader epoch is the controller's;
+// hachikuji/kafka-specification KafkaReplication.tla judges WeakIsr/StrongIsr only at
+// replicas presuming leadership). In Kafka a stopped broker has no HW (the checkpoint
+// is a file read at startup), and a restarted or stale one holds an old HW only until it
+// has replayed the current leader epoch and reconciled its log with the leader
+// (Partition.makeFollower, then the fetcher's OffsetsForLeaderEpoch truncation, KIP-101).
+// So a replica is judged once it is alive, registered in this incarnation, follows the
+// controller's leader epoch and has no truncation pending. A divergence that matters
+// outlives that wait: before KIP-101 a new follower truncates to its own HW at once,
+// keeping a divergent prefix below it, and is judged from then on.
+bool hw_is_claim(const State& s, int r) {
+  const ReplicaState& rep = s.replicas[r];
+  return s.nodes[r].alive && s.nodes[r].broker_epoch != 0 && rep.view_valid &&
+         rep.view_leader_epoch == s.controller.leader_epoch && !rep.needs_truncation;
+}
+
+}  // namespace
+
 bool log_matching(const Config& c, const State& s) {
   for (int a = 0; a < c.replication_factor; ++a) {
+    if (!hw_is_claim(s, a)) continue;
     for (int b = a + 1; b < c.replication_factor; ++b) {
+      if (!hw_is_claim(s, b)) continue;
       const ReplicaState& x = s.replicas[a];
       const ReplicaState& y = s.replicas[b];
       const int below = std::min(x.hw, y.hw);

@@ -1,0 +1,120 @@
+// `isrcheck converge`: the logs-converge liveness check (analysis/convergence.h) on a
+// small partition-model configuration: from every reachable state, with no further
+// faults, can the live replicas still come to hold identical logs? A stuck state comes
+// with the shortest trace to it.
+//
+// Exit status: 0 converges from every reachable state; 1 a stuck state exists (its
+// trace is printed, and written with --trace-out); 2 bad usage or configuration; 3
+// incomplete (the graph passed --max-states before any stuck state was found).
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/convergence.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/run_support.h"
+#include "counterexamples/render.h"
+#include "counterexamples/replay.h"
+#include "spec/partition_model.h"
+
+namespace isr::cli {
+namespace {
+
+struct ConvergeOptions {
+  ConfigOptions config;
+  std::string symmetry = "on";
+  uint64_t max_states = 2'000'000;
+  std::string json_file;
+  std::string trace_file;
+  bool quiet = false;
+};
+
+void run_converge(const ConvergeOptions& o) {
+  const spec::Config config = load_config(o.config);
+  analysis::ConvergenceOptions options;
+  options.symmetry = o.symmetry == "on";
+  options.max_states = o.max_states;
+  const analysis::ConvergenceReport r = analysis::analyze_convergence(config, options);
+
+  nlohmann::json report = {{"command", "converge"},
+                           {"property", "logs-converge"},
+                           {"verdict", analysis::convergence_verdict_name(r.verdict)},
+                           {"graph_states", r.graph_states},
+                           {"graph_edges", r.graph_edges},
+                           {"complete", r.complete},
+                           {"converged_states", r.converged_states},
+                           {"stuck_states", r.stuck_states},
+                           {"bound_limited_states", r.bound_limited_states},
+                           {"unknown_states", r.unknown_states},
+                           {"seconds", r.seconds},
+                           {"options", {{"symmetry", options.symmetry}, {"max_states", options.max_states}}},
+                           {"config", spec::PartitionModel(config).config_json()}};
+  int exit_status = 0;
+  switch (r.verdict) {
+    case analysis::ConvergenceVerdict::Converges:
+      std::cout << "verdict: CONVERGES: from every one of the " << r.graph_states
+                << " reachable states" << (options.symmetry ? " (up to symmetry)" : "")
+                << ", with no further faults, the live replicas can reach identical logs\n";
+      break;
+    case analysis::ConvergenceVerdict::Stuck: {
+      // The witness must stand on its own: its steps replay on the model.
+      const spec::PartitionModel model(config);
+      const auto replayed = counterexamples::replay_trace(model, r.witness_trace, counterexamples::ReplayEnd::StepsOnly);
+      if (!replayed.reproduced) throw std::logic_error("the convergence witness does not replay: " + replayed.summary());
+      std::cout << "verdict: STUCK: " << r.stuck_states << " reachable state" << (r.stuck_states == 1 ? "" : "s")
+                << " from which no fault-free path brings the live replicas to identical logs\n";
+      std::cout << "shortest trace to one: " << r.witness_steps << " steps\n";
+      report["trace"] = r.witness_trace;
+      exit_status = 1;
+      break;
+    }
+    case analysis::ConvergenceVerdict::Incomplete:
+      std::cout << "verdict: INCOMPLETE: no stuck state among the " << r.graph_states
+                << " states explored; the graph passed --max-states (" << o.max_states << ")\n";
+      exit_status = 3;
+      break;
+  }
+  std::cout << "graph: " << r.graph_states << " states, " << r.graph_edges << " edges"
+            << (options.symmetry ? " (symmetry on)" : "") << (r.complete ? "" : ", incomplete") << "\n";
+  std::cout << "converged states (live logs identical): " << r.converged_states << "\n";
+  std::cout << "stuck states: " << r.stuck_states << "\n";
+  std::cout << "left out (an epoch bound is reachable): " << r.bound_limited_states << "\n";
+  if (!r.complete) std::cout << "unknown (can reach an unexpanded state): " << r.unknown_states << "\n";
+  std::cout << "time: " << fixed(r.seconds, 2) << " s\n";
+  if (r.verdict == analysis::ConvergenceVerdict::Stuck) {
+    if (!o.quiet) std::cout << counterexamples::render_text(r.witness_trace);
+    if (!o.trace_file.empty()) {
+      write_json(o.trace_file, "--trace-out", r.witness_trace);
+      std::cout << "trace written to " << o.trace_file << "\n";
+    }
+  }
+  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+  set_exit_code(exit_status);
+}
+
+}  // namespace
+
+void add_converge_command(CLI::App& app) {
+  auto o = std::make_shared<ConvergeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "converge", "logs-converge: from every reachable state, with no further faults, can the live replicas "
+                  "reach identical logs? (small configurations; docs/convergence.md)");
+  add_config_options(*command, o->config);
+  command->add_option("--symmetry", o->symmetry,
+                      "One vertex per orbit of interchangeable nodes: on (default) or off")
+      ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--max-states", o->max_states,
+                      "Stop building the state graph beyond this many states (default 2000000; exit 3)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
+  command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
+  command->add_option("--trace-out", o->trace_file, "Write the trace to the stuck state (trace format v1)");
+  command->add_flag("--quiet", o->quiet, "No rendered trace");
+  command->callback([o] { run_converge(*o); });
+}
+
+}  // namespace isr::cli
