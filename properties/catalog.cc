@@ -8,7 +8,6 @@ namespace isr::properties {
 namespace {
 
 bool always(const spec::Config&) { return true; }
-bool with_idempotence(const spec::Config& c) { return c.idempotence; }
 bool with_consumer(const spec::Config& c) { return c.consumer; }
 bool with_elr(const spec::Config& c) { return c.eligible_leader_replicas; }
 
@@ -29,8 +28,10 @@ const std::vector<PropertyInfo>& catalog() {
        always, leader_completeness},
       {"single-leader-per-epoch", "no two brokers act as leader of the partition in the same leader epoch",
        always, single_leader_per_epoch},
-      {"no-duplicates", "with idempotence on, no record (producer id, sequence) appears twice in a log",
-       with_idempotence, no_duplicates},
+      {"no-duplicates",
+       "no record appears twice in a log (a retried send of a non-idempotent producer can; the idempotent "
+       "producer's (producer id, sequence) prevents it)",
+       always, no_duplicates},
       {"hw-monotonic", "a leader's high watermark never goes backwards within its leader epoch", always,
        hw_monotonic},
       {"replication-quorum-superset",

@@ -152,6 +152,7 @@ Protocol read_protocol(const json& v) {
 // What the document said explicitly, where a missing key means "derive it".
 struct Explicit {
   bool eligible_leader_replicas = false;
+  bool idempotence = false;
   bool voters = false;
   std::vector<int FaultBudget::*> faults;  // fault budgets given explicitly
   bool properties = false;
@@ -191,6 +192,7 @@ void parse_faults(const json& v, FaultBudget& f, Explicit& given) {
       {"max_disk_losses", &FaultBudget::max_disk_losses},
       {"max_clean_shutdowns", &FaultBudget::max_clean_shutdowns},
       {"max_network_cuts", &FaultBudget::max_network_cuts},
+      {"max_lost_produce_responses", &FaultBudget::max_lost_produce_responses},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -241,6 +243,7 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
       given.eligible_leader_replicas = true;
     } else if (key == "idempotence") {
       c.idempotence = read_bool(v, key);
+      given.idempotence = true;
     } else if (key == "consumer") {
       c.consumer = read_bool(v, key);
     } else if (key == "async_fetch_responses") {
@@ -272,6 +275,9 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
 void resolve(Config& c, const Explicit& given) {
   c.fixes = fixes_for(c.protocol);
   for (const auto& [toggle, value] : given.fixes) c.fixes.*toggle = value;
+  // KIP-679 (3.0): enable.idempotence defaults to true; ProducerConfig turns it off
+  // when acks is not all unless it was set explicitly.
+  if (!given.idempotence) c.idempotence = c.acks == Acks::All;
   if (!given.eligible_leader_replicas) {
     c.eligible_leader_replicas = c.protocol >= Protocol::Kip966;
   }
@@ -339,6 +345,7 @@ void validate(const Config& c) {
                   "a kind of crash, so at most faults.max_crashes");
   }
   require_range(c.faults.max_network_cuts, "faults.max_network_cuts", 0, kMaxFaultBudget);
+  require_range(c.faults.max_lost_produce_responses, "faults.max_lost_produce_responses", 0, kMaxFaultBudget);
 
   require_range(c.bounds.max_records, "bounds.max_records", 1, std::min(kMaxRecords, kMaxLog),
                 "the model's record and log limits");
@@ -489,7 +496,8 @@ nlohmann::json to_json(const Config& c) {
         {"max_lossy_crashes", c.faults.max_lossy_crashes},
         {"max_disk_losses", c.faults.max_disk_losses},
         {"max_clean_shutdowns", c.faults.max_clean_shutdowns},
-        {"max_network_cuts", c.faults.max_network_cuts}}},
+        {"max_network_cuts", c.faults.max_network_cuts},
+        {"max_lost_produce_responses", c.faults.max_lost_produce_responses}}},
       {"bounds",
        {{"max_records", c.bounds.max_records},
         {"max_leader_epoch", c.bounds.max_leader_epoch},

@@ -62,6 +62,7 @@ struct FaultBudget {
   int max_disk_losses = 0;    // of which: the whole log and checkpoints gone
   int max_clean_shutdowns = 0;  // of which: controlled shutdowns
   int max_network_cuts = 0;   // a node cut off from the quorum, the brokers or the clients
+  int max_lost_produce_responses = 0;  // acks=1 produce responses lost after the append
 };
 
 struct Bounds {
@@ -80,7 +81,10 @@ struct Config {
   Acks acks = Acks::All;
   bool unclean_leader_election = false;
   bool eligible_leader_replicas = true;  // resolved: default is protocol >= kip-966
-  bool idempotence = false;
+  // enable.idempotence. Resolved: Kafka's producer default since 3.0 (KIP-679) is on, and
+  // ProducerConfig.postProcessAndValidateIdempotenceConfigs turns it off when acks is
+  // not all and idempotence was not set explicitly; so the default is acks == all.
+  bool idempotence = true;
   bool consumer = true;                  // one consumer reading from the leader
   // false: a fetch is one step (request, leader handling, response applied); true: the
   // response is a separate step, so views and leaders can change while it is in flight.

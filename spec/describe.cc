@@ -83,7 +83,11 @@ Json action_json(std::string_view kind, const Action& a) {
   Json j{{"kind", std::string(kind)}};
   using K = ActionKind;
   switch (a.kind) {
-    case K::Produce: j["broker"] = a.node; j["record"] = a.arg; break;
+    case K::Produce:
+      j["broker"] = a.node;
+      j["record"] = a.arg;
+      if (a.other == rules::kResponseLost) j["response_lost"] = true;
+      break;
     case K::ProduceTimeout: j["record"] = a.arg; break;
     case K::Fetch:
     case K::EpochQuery: j["follower"] = a.node; j["leader"] = a.other; break;
@@ -237,7 +241,8 @@ json PartitionModel::state_to_json(const State& s) const {
                 {"disk_losses", s.faults.disk_losses},
                 {"clean_shutdowns", s.faults.clean_shutdowns},
                 {"cuts", s.faults.cuts},
-                {"leader_moves", s.faults.leader_moves}}},
+                {"leader_moves", s.faults.leader_moves},
+                {"lost_produce_responses", s.faults.lost_produce_responses}}},
               {"history", {{"hw_regressed", s.history.hw_regressed != 0}}}};
 }
 
@@ -245,7 +250,7 @@ std::vector<std::string_view> PartitionModel::bound_names() const {
   return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
-          "log capacity", "bounds.max_leader_moves"};
+          "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses"};
 }
 
 uint32_t PartitionModel::bounds_hit(const State& s) const {
@@ -265,6 +270,8 @@ uint32_t PartitionModel::bounds_hit(const State& s) const {
   for (int r = 0; r < c.replication_factor; ++r) full |= s.replicas[r].leo >= kMaxLog;
   mark(9, full);
   mark(10, c.bounds.max_leader_moves > 0 && s.faults.leader_moves >= c.bounds.max_leader_moves);
+  mark(11, c.faults.max_lost_produce_responses > 0 &&
+               s.faults.lost_produce_responses >= c.faults.max_lost_produce_responses);
   return hit;
 }
 

@@ -5,6 +5,19 @@
 // Broker side: ReplicaManager.appendRecords -> Partition.appendRecordsToLeader, with the
 // min ISR check before the append and the AFTER_APPEND check at completion
 // (complete_delayed_produce in cluster.cc).
+//
+// Retries and duplicates: a request whose response does not arrive within
+// request.timeout.ms fails in the client's NetworkClient (disconnect), and Sender
+// re-enqueues the batch (RecordAccumulator.reenqueue) while retries and
+// delivery.timeout.ms allow. The broker may have appended it: a non-idempotent producer
+// then writes the record twice. An idempotent one (KIP-98) sends the same producer id
+// and sequence, and the leader answers the duplicate with the original offset
+// (UnifiedLog.analyzeAndValidateProducerState -> ProducerStateEntry.findDuplicateBatch;
+// followers rebuild the producer state from the replicated batches, so a new leader
+// that has the batch also knows it). With acks=all the lost or late response is the
+// ProduceTimeout action (enabled while the request waits in the purgatory, so also when
+// the record gets committed afterwards); with acks=1 the broker answers at once, and a
+// lost answer is the budgeted Produce variant `other == kResponseLost`.
 #include "spec/rules.h"
 
 namespace isr::spec::rules {
@@ -56,6 +69,10 @@ void produce_actions(const Config& c, const State& s, ActionList& out) {
       if (c.acks != Acks::Zero && !believes_leader(s, b)) continue;
       if (s.replicas[b].leo >= kMaxLog) continue;
       out.add(ActionKind::Produce, b, 0, records[i]);
+      if (c.acks == Acks::One && believes_leader(s, b) &&
+          s.faults.lost_produce_responses < c.faults.max_lost_produce_responses) {
+        out.add(ActionKind::Produce, b, kResponseLost, records[i]);
+      }
     }
   }
   const ProducerState& p = s.producer;
@@ -94,7 +111,15 @@ void apply_produce(const Config& c, State& s, const Action& a) {
     append(c, leader, LogEntry{leader.view_leader_epoch, static_cast<uint8_t>(record)});
   }
   if (c.acks == Acks::One) {
-    outcome = static_cast<uint8_t>(SendOutcome::Acked);
+    if (a.other == kResponseLost) {
+      // Appended, but the response never reaches the client: after request.timeout.ms
+      // the client fails the request (outcome unknown to it) and may retry. With one
+      // request in flight it sends nothing else meanwhile, so the timeout is taken here.
+      ++s.faults.lost_produce_responses;
+      outcome = static_cast<uint8_t>(SendOutcome::TimedOut);
+    } else {
+      outcome = static_cast<uint8_t>(SendOutcome::Acked);
+    }
     maybe_increment_hw(c, s, b);
     return;
   }

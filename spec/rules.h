@@ -78,6 +78,8 @@ void relabel_nodes(const Config& c, const std::array<uint8_t, kMaxNodes>& perm, 
 
 // --- Per-concern actions and transitions ---------------------------------------------
 
+// Produce's `other` when the broker's response to it is lost (faults.max_lost_produce_responses).
+inline constexpr uint8_t kResponseLost = 1;
 void produce_actions(const Config& c, const State& s, ActionList& out);
 void apply_produce(const Config& c, State& s, const Action& a);
 void apply_produce_timeout(const Config& c, State& s, const Action& a);

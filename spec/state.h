@@ -156,6 +156,8 @@ struct FaultCounters {
   uint8_t clean_shutdowns = 0;
   uint8_t cuts = 0;
   uint8_t leader_moves = 0;  // preferred-replica elections so far
+  uint8_t lost_produce_responses = 0;
+  uint8_t pad_ = 0;
 };
 
 struct State {

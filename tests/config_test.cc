@@ -116,7 +116,7 @@ TEST(ConfigDefaults, MatchConfigHeader) {
   EXPECT_EQ(c.acks, Acks::All);
   EXPECT_FALSE(c.unclean_leader_election);
   EXPECT_TRUE(c.eligible_leader_replicas);
-  EXPECT_FALSE(c.idempotence);
+  EXPECT_TRUE(c.idempotence) << "KIP-679: enable.idempotence=true with acks=all since 3.0";
   EXPECT_TRUE(c.consumer);
   EXPECT_EQ(c.async_fetch_responses, Config{}.async_fetch_responses);
   EXPECT_EQ(c.flush, FlushPolicy::None);
@@ -537,7 +537,7 @@ TEST(ConfigJson, PrintsEveryKeyWithStableNames) {
   EXPECT_EQ(j["flush"], "none");
   EXPECT_EQ(j["controller"]["placement"], "combined");
   EXPECT_EQ(j["fixes"].size(), all_fixes().size());
-  EXPECT_EQ(j["faults"].size(), 5u);
+  EXPECT_EQ(j["faults"].size(), 6u);  // + max_lost_produce_responses
   EXPECT_EQ(j["bounds"].size(), 5u);
   EXPECT_EQ(load({"acks=1"}).acks, Acks::One);
   EXPECT_EQ(to_json(load({"acks=1"}))["acks"], "1");

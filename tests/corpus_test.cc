@@ -56,7 +56,8 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
                                "kip-101-divergent-epochs", "kip-279-stale-follower-hw",
                                "kip-320-shrink-before-commit", "kip-497-stale-incarnation",
-                               "kip-903-last-replica-disk-loss"}) {
+                               "kip-903-last-replica-disk-loss", "retry-duplicates-without-idempotence",
+                               "acks-1-lost-response-duplicates"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   }
   // Each generation step: the unsafe side runs the older generation, the fix the next.

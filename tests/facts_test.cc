@@ -1,6 +1,7 @@
 // The facts from the field the model must reproduce (MODEL.md section 5), each driven by
 // hand: which losses lose acknowledged data under which settings, and what producers
 // see when replicas or the controller quorum are gone.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -272,6 +273,56 @@ TEST(Facts, IdempotenceAnswersTheRetryWithTheOriginalOffset) {
   ASSERT_TRUE(catch_up(s, 2, 0));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
   EXPECT_TRUE(s.all_hold());
+}
+
+// KIP-679 (3.0): enable.idempotence defaults to true; ProducerConfig turns it off when
+// acks is not all unless it was set explicitly.
+TEST(Facts, TheProducerIsIdempotentByDefaultWithAcksAll) {
+  EXPECT_TRUE(load_config(nullptr, {}).idempotence);
+  EXPECT_FALSE(load_config(nullptr, {"acks=1"}).idempotence);
+  EXPECT_FALSE(load_config(nullptr, {"acks=0"}).idempotence);
+  EXPECT_FALSE(load_config(nullptr, {"idempotence=false"}).idempotence);
+  const Config defaults = load_config(nullptr, {});
+  EXPECT_NE(std::find(defaults.properties.begin(), defaults.properties.end(), "no-duplicates"),
+            defaults.properties.end());
+  const Config off = load_config(nullptr, {"idempotence=false"});
+  EXPECT_NE(std::find(off.properties.begin(), off.properties.end(), "no-duplicates"), off.properties.end())
+      << "no-duplicates is checkable with idempotence off";
+}
+
+// acks=1: the leader appends and answers at once; the answer is lost, the client times
+// out (request.timeout.ms) and retries.
+Scenario acks_one_lost_response(bool idempotence) {
+  Scenario s({"acks=1", std::string("idempotence=") + (idempotence ? "true" : "false"),
+              "faults.max_lost_produce_responses=1"});
+  EXPECT_TRUE(s.apply(Step{ActionKind::Produce, 0, rules::kResponseLost, 1}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::TimedOut);
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1})) << "appended although the client never heard";
+  EXPECT_FALSE(s.can(Step{ActionKind::Produce, 0, rules::kResponseLost, kAny})) << "budget used up";
+  EXPECT_TRUE(s.apply(Step{ActionKind::Produce, 0, 0, 1}));
+  return s;
+}
+
+TEST(Facts, WithoutIdempotenceALostAcksOneResponseDuplicatesTheRetry) {
+  Scenario s = acks_one_lost_response(false);
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1, 1}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.violated("no-duplicates"));
+}
+
+TEST(Facts, WithIdempotenceALostAcksOneResponseIsRetriedOnce) {
+  Scenario s = acks_one_lost_response(true);
+  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.holds("no-duplicates"));
+}
+
+TEST(Facts, AResponseIsLostOnlyWithinItsBudgetAndOnlyForAcksOne) {
+  Scenario none({"acks=1"});
+  EXPECT_FALSE(none.can(Step{ActionKind::Produce, 0, rules::kResponseLost, kAny}));
+  Scenario all({"faults.max_lost_produce_responses=1"});
+  EXPECT_FALSE(all.can(Step{ActionKind::Produce, 0, rules::kResponseLost, kAny}))
+      << "acks=all: a lost or late response is ProduceTimeout";
 }
 
 TEST(Facts, IdempotenceDoesNotWidenDurability) {
