@@ -158,9 +158,15 @@ TEST(ConfigDefaults, NullDocumentIsTheDefault) {
 
 // ---- generations and fixes -------------------------------------------------------------
 
-TEST(ConfigFixes, HwTruncationHasNoFix) {
+// The oldest generation has exactly what Kafka had before 0.11: of the toggles, only the
+// follower-state reset of Partition.makeLeader (in 0.10.0 already).
+TEST(ConfigFixes, HwTruncationHasOnlyWhatKafkaHadBefore011) {
   const Fixes f = fixes_for(Protocol::HwTruncation);
-  for (const auto& fix : all_fixes()) EXPECT_FALSE(f.*fix.toggle) << fix.name;
+  for (const auto& fix : all_fixes()) {
+    EXPECT_EQ(f.*fix.toggle, fix.introduced_in == Protocol::HwTruncation) << fix.name;
+  }
+  EXPECT_TRUE(f.hw_current_epoch_followers);
+  EXPECT_FALSE(f.leader_epoch_truncation);
 }
 
 TEST(ConfigFixes, Kip966HasEveryFix) {

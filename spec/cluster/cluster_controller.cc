@@ -64,6 +64,9 @@ void answer_alter_partition(const Config& c, State& p, int leader, const Control
   r.alter_pending = 0;
   r.alter_isr = 0;
   r.alter_broker_epoch = 0;
+  // Partition.handleAlterPartitionUpdate: a response in another leader epoch (an ISR
+  // shrink bumped it before KAFKA-15021) is ignored; the metadata update brings it.
+  if (image.leader_epoch != r.view_leader_epoch) return;
   r.view_isr = image.isr;
   r.view_partition_epoch = image.partition_epoch;
   spec::rules::maybe_increment_hw(c, p, leader);
