@@ -39,9 +39,18 @@ void replay(const ReplayOptions& o) {
     const nlohmann::json trace = read_trace_file(o.trace_file);
     check_trace(trace);
     require_model(trace, o.model);
+    // A witness of an analysis over the state graph (availability, logs-converge) ends in
+    // a state that analysis classifies, not in a property violation: its steps replay.
+    const std::string engine = trace.value("engine", "");
+    const bool witness = engine == "availability" || engine == "convergence";
     with_trace_model(trace, [&](const auto& model, std::string_view) {
-      const ReplayResult result = replay_trace(model, trace);
-      std::cout << result.summary() << "\n";
+      const ReplayResult result = replay_trace(model, trace, witness ? ReplayEnd::StepsOnly : ReplayEnd::PropertyViolated);
+      if (witness && result.reproduced) {
+        std::cout << "reproduced: " << result.steps << " steps to the " << result.property << " witness (" << engine
+                  << " analysis)\n";
+      } else {
+        std::cout << result.summary() << "\n";
+      }
       set_exit_code(result.reproduced ? 0 : 1);
     });
   } catch (const TraceFormatError& e) {

@@ -150,13 +150,11 @@ ControllerState ClusterModel::image_of(const ClusterState& s, int voter) const {
 bool ClusterModel::active_controller(const ClusterState& s, int voter) const {
   const kraft::Voter& x = s.quorum.voters[voter];
   // KafkaRaftClient fires handleLeaderChange to the leader's own listener (the
-  // controller, which then claims leadership) only once the listener has read the log
-  // up to the epoch start offset (ListenerContext.maybeFireLeaderChange: nextOffset() >=
-  // epochStartOffset), so the new controller's image holds every committed record.
-  // Here the HW must pass the epoch start, i.e. the leader's LeaderChange record must
-  // commit: stricter by one commit for a leader that already knew the old HW. Nothing it
-  // appends could commit earlier anyway (a KRaft leader's HW only moves past its epoch
-  // start, LeaderState.maybeUpdateHighWatermark); docs/cluster.md, "Abstractions".
+  // controller, which then claims leadership) only once the listener has read past the
+  // epoch start offset (ListenerContext.maybeFireLeaderChange: nextOffset() >
+  // epochStartOffset, Kafka 4.4.0), and listeners read committed batches only: the
+  // leader's LeaderChange record at the epoch start must have committed, so the new
+  // controller's image holds every committed record. That is this condition exactly.
   return x.alive && x.role == static_cast<uint8_t>(kraft::Role::Leader) && x.hw > x.epoch_start_offset;
 }
 

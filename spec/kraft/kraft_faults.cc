@@ -63,9 +63,9 @@ void apply_crash(const KraftConfig&, KraftState& s, const KraftAction& a) {
 }
 
 // QuorumState.initialize from the quorum-state file: a former leader starts Resigned in
-// its epoch (so that it cannot vote in it again), a candidate that voted for itself
-// starts as a Candidate, a voter that knows the leader follows it, one that voted
-// starts Voted, and otherwise Unattached. Without fixes.persist_vote the vote never
+// its epoch (so that it cannot vote in it again), a voter that voted for itself starts
+// as a Candidate (even if it learnt the epoch's leader since), a voter that knows the
+// leader follows it, one that voted starts Voted, and otherwise Unattached. Without fixes.persist_vote the vote never
 // reached the file.
 void apply_restart(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   Voter& v = s.voters[a.node];
@@ -73,8 +73,12 @@ void apply_restart(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   if (!c.fixes.persist_vote) v.voted_for = kNone;
   if (v.leader == a.node) {
     v.role = static_cast<uint8_t>(Role::Resigned);
-  } else if (v.voted_for == a.node && v.leader == kNone) {
+  } else if (v.voted_for == a.node) {
+    // ElectionState.isVotedCandidate is checked before hasLeader: a candidate that then
+    // followed another leader of its epoch (its vote for itself stays in the file,
+    // QuorumState.transitionToFollower) restarts as a Candidate, which forgets that leader.
     v.role = static_cast<uint8_t>(Role::Candidate);
+    v.leader = kNone;
     v.granted = member(a.node);
   } else if (v.leader != kNone) {
     v.role = static_cast<uint8_t>(Role::Follower);
