@@ -4,12 +4,33 @@
 // be no more durable than it was (docs/fidelity-state.md lists every field). Each test
 // drives the model by hand; tests/process_state_slow_test.cc checks the issue's
 // configurations exhaustively.
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "tests/model_test_util.h"
+
+// Counts heap allocations while enabled, to check that successor generation does not
+// allocate. Both replaced together (malloc/free), so sanitizers see matching pairs.
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace isr::spec {
 namespace {
@@ -127,6 +148,34 @@ TEST(ProcessState, ACleanStopFlushesSoARestartedLogIsDurable) {
   Scenario s({"acks=1", "faults.max_crashes=2", "faults.max_lossy_crashes=1", "faults.max_clean_shutdowns=1"});
   ASSERT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Clean, 1), restart(0)}));
   EXPECT_EQ(s.replica(0).flushed, 1);
+}
+
+// --- hot path ---------------------------------------------------------------------------
+
+// Every stop kind, lost acks=1 responses and retries: the rules of this file all run.
+TEST(ProcessState, SuccessorGenerationDoesNotAllocate) {
+  const PartitionModel m = make_model({"acks=1", "faults.max_crashes=3", "faults.max_lossy_crashes=1",
+                                       "faults.max_disk_losses=1", "faults.max_clean_shutdowns=1",
+                                       "faults.max_lost_produce_responses=1", "bounds.max_retries=1",
+                                       "bounds.max_records=2", "controller.placement=dedicated"});
+  std::vector<State> states;
+  explore(
+      m, m.initial_states().at(0), [](const Action&) { return true; },
+      [&](const State& s) { states.push_back(s); }, 20000);
+  ASSERT_GT(states.size(), 10000u);
+  uint64_t checks = 0;
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (const State& s : states) {
+    m.for_each_action(s, [&](const Action& a) {
+      State t = m.next_state(s, a);
+      m.canonicalize(t);
+      for (const auto& p : m.properties()) checks += p.holds(m, t) ? 1 : 0;
+    });
+  }
+  g_count_allocations = false;
+  EXPECT_GT(checks, 10000u);
+  EXPECT_EQ(g_allocations.load(), 0u);
 }
 
 }  // namespace
