@@ -172,8 +172,20 @@ PartitionChange fencing_change(const State& s, int broker) {
 
 // The change that unfences `broker` (registration or resumed heartbeats); a broker that
 // restarted after an unclean shutdown leaves the ELR (KIP-966).
+//
+// ClusterControlManager.registerBroker: a new incarnation's shutdown was clean only when
+// the broker epoch of its clean-shutdown file equals the epoch the controller stored for
+// the broker (previousBrokerEpoch == storedBrokerEpoch), i.e. the registered incarnation
+// itself shut down cleanly; then ReplicationControlManager.handleBrokerShutdown only
+// takes it out of the ISR (the model has fenced it out already) and leaves the ELR
+// alone (4.4.0). Otherwise, with ELR on, it is an unclean shutdown: out of ISR and ELR
+// (generateLeaderAndIsrUpdates with brokerWithUncleanShutdown, KAFKA-15586, KAFKA-18106).
 PartitionChange unfencing_change(const Config& c, const State& s, int broker, bool registering) {
-  const bool unclean_stop = registering && s.nodes[broker].last_stop != static_cast<uint8_t>(StopKind::Clean);
+  const NodeState& node = s.nodes[broker];
+  const bool clean_marker = node.last_stop == static_cast<uint8_t>(StopKind::Clean) &&
+                            node.clean_shutdown_epoch != 0 &&
+                            node.clean_shutdown_epoch == s.controller.registered_epoch[broker];
+  const bool unclean_stop = registering && !clean_marker;
   const bool leaves_elr = c.fixes.unclean_restart_leaves_elr && unclean_stop;
   return PartitionChange{s.controller.isr, static_cast<NodeSet>(leaves_elr ? bit(broker) : 0)};
 }

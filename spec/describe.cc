@@ -156,6 +156,7 @@ json PartitionModel::state_to_json(const State& s) const {
     json jn{{"id", n},           {"broker", c.is_broker(n)},       {"voter", c.is_voter(n)},
             {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
             {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
+    if (node.clean_shutdown_epoch != 0) jn["clean_shutdown_epoch"] = node.clean_shutdown_epoch;
     if (rules::is_replica(c, n)) {
       const ReplicaState& r = s.replicas[n];
       json log = json::array();

@@ -52,6 +52,25 @@ void forget_process_state(State& s, int node) {
   r.response = FetchResponse{};
 }
 
+// A produce request parked in the node's delayed-produce purgatory lives in the broker's
+// memory and dies with the process: the client's connection drops, NetworkClient fails
+// the in-flight request as disconnected and Sender retries the batch or fails it
+// (NETWORK_EXCEPTION, retriable; outcome unknown, like a timeout). After a controlled
+// shutdown the broker has already applied its loss of leadership, which completed the
+// request with NOT_LEADER_OR_FOLLOWER (ReplicaManager.applyDelta -> makeFollower ->
+// completeDelayedRequests). Either way no later HW of a later incarnation can
+// acknowledge it: an ack is only ever for the batch appended at that offset.
+void drop_parked_produce(State& s, int node, bool leadership_moved_first) {
+  ProducerState& p = s.producer;
+  if (p.current == 0 || p.inflight_leader != node) return;
+  uint8_t& outcome = p.outcome[p.current - 1];
+  if (outcome == static_cast<uint8_t>(SendOutcome::InFlight)) {
+    outcome = static_cast<uint8_t>(leadership_moved_first ? SendOutcome::NotLeader : SendOutcome::TimedOut);
+  }
+  p.inflight_leader = kNoNode;
+  p.inflight_offset = 0;
+}
+
 }  // namespace
 
 void fault_actions(const Config& c, const State& s, ActionList& out) {
@@ -66,8 +85,11 @@ void fault_actions(const Config& c, const State& s, ActionList& out) {
         // Data-loss kinds only mean something where there is a log.
         if (!replica && kind != StopKind::Kill) continue;
         if (!budget_allows(c, s, kind)) continue;
-        if (kind == StopKind::Clean && replica && quorum_available(c, s) && reaches_controller(s, n) &&
-            !contains(s.controller.fenced, n)) {
+        // BrokerLifecycleManager enters controlled shutdown only from RUNNING, so only a
+        // registered incarnation (broker epoch != 0) asks for it; any other "Skipping
+        // controlled shutdown" and stops at once.
+        if (kind == StopKind::Clean && replica && node.broker_epoch != 0 && quorum_available(c, s) &&
+            reaches_controller(s, n) && !contains(s.controller.fenced, n)) {
           // Controlled shutdown: one variant per leader the controller may move to.
           const int before = out.count;
           add_fencing_actions(c, s, n, ActionKind::Crash, static_cast<int>(kind), out);
@@ -128,11 +150,16 @@ void apply_crash(const Config& c, State& s, const Action& a) {
       case StopKind::None:
         break;
     }
+    drop_parked_produce(s, n, kind == StopKind::Clean && a.other != kWithoutController);
     forget_process_state(s, n);
   }
   NodeState& node = s.nodes[n];
   node.alive = 0;
   node.last_stop = static_cast<uint8_t>(kind);
+  // LogManager.shutdown(brokerEpoch) writes the clean-shutdown file with the epoch of
+  // BrokerLifecycleManager, -1 when the incarnation never registered; LogManager deletes
+  // the file when it starts, so any other stop leaves none.
+  node.clean_shutdown_epoch = kind == StopKind::Clean ? node.broker_epoch : 0;
   node.broker_epoch = 0;  // the incarnation is gone; a restart registers anew
 }
 
@@ -141,10 +168,12 @@ void apply_restart(const Config& c, State& s, const Action& a) {
   s.nodes[n].alive = 1;
   if (!is_replica(c, n)) return;
   ReplicaState& r = s.replicas[n];
-  // Log recovery: the HW comes from the checkpoint, bounded by the recovered log; what
-  // the recovery reads back is on disk.
+  // Log recovery: the HW comes from the checkpoint, bounded by the recovered log. After
+  // a kill -9 the log is recovered from the page cache, but LogLoader.recoverLog leaves
+  // the recovery point at the last flush (min(recoveryPointCheckpoint, logEndOffset)): the
+  // recovered suffix is still unflushed, and a later power loss can take it. So
+  // `flushed` keeps what was fsynced before the stop (all of it after a clean stop).
   r.hw = std::min(r.hw_checkpoint, r.leo);
-  if (tracks_flush(c)) r.flushed = r.leo;
 }
 
 void apply_cut(const Config&, State& s, const Action& a) {

@@ -51,6 +51,10 @@ struct NodeState {
   uint8_t last_stop = 0;      // StopKind of the last stop (clean-shutdown marker)
   uint8_t broker_epoch = 0;   // the node's own broker epoch (its last registration)
   uint8_t cut = 0;            // NetworkSide bits
+  // The broker epoch the clean-shutdown file (.kafka_cleanshutdown) carries: the epoch
+  // of the incarnation that shut down cleanly, 0 (Kafka's -1) when that incarnation never
+  // registered, or when the last stop was not clean (the file is deleted at startup).
+  uint8_t clean_shutdown_epoch = 0;
 };
 
 // What a fetch response carries back to a follower (one batch at most).

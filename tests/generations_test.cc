@@ -59,26 +59,41 @@ TEST(HwTruncationGeneration, AFollowerTruncatesToItsHwAndLosesACommittedRecord) 
   EXPECT_TRUE(s.holds("no-committed-loss-globally")) << "the dead brokers still have it on disk";
 }
 
-// KIP-101's first scenario in the default fetch mode (one step per fetch round trip):
-// the fetch of follower 2 that lets the HW pass record 1 carries the HW from before it
-// (Partition.readRecords), so 2 still has HW 0, and so has its checkpoint however late
-// it is written. After a restart, makeFollower truncates 2 to that HW and drops the
-// committed record. (In the KRaft broker lifecycle the restart has fenced 2 out of the
-// ISR, so it cannot be elected before it fetched record 1 again.)
+// KIP-101's first scenario in the default fetch mode (one step per fetch round trip),
+// RF 2: the fetch of follower 1 that lets the HW pass record 1 carries the HW from
+// before it (Partition.readRecords), so 1 still has HW 0, and so has its checkpoint
+// however late it is written. After a restart, makeFollower truncates 1 to that HW and
+// drops the committed record; the leader then loses its disk and the acknowledged
+// record is gone everywhere. (In the KRaft broker lifecycle the restart fenced 1 out of
+// the ISR, so the loss needs the leader's disk; with a ZooKeeper session that outlives
+// the restart, 1 would stay in the ISR and be electable.)
 TEST(HwTruncationGeneration, ARestartTruncatesTheFollowerWhoseFetchCommittedTheRecord) {
-  Scenario s(Scenario::Raw{}, {"protocol=hw-truncation", "controller.placement=dedicated", "faults.max_crashes=1",
-                               "faults.max_lossy_crashes=0"});
-  ASSERT_FALSE(s.config().async_fetch_responses);
-  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch(2, 0), fetch(1, 0), fetch(2, 0)}));
-  ASSERT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
-  EXPECT_EQ(s.replica(2).hw, 0) << "the committing fetch returned the old HW";
-  if (s.can(checkpoint_hw(2))) {
-    ASSERT_TRUE(s.apply(checkpoint_hw(2)));
+  for (const char* protocol : {"hw-truncation", "kip-101"}) {
+    Scenario s(Scenario::Raw{}, {std::string("protocol=") + protocol, "brokers=2", "replication_factor=2",
+                                 "min_insync_replicas=2", "controller.placement=dedicated", "controller.voters=1",
+                                 "faults.max_crashes=2", "faults.max_lossy_crashes=0", "faults.max_disk_losses=1"});
+    ASSERT_FALSE(s.config().async_fetch_responses);
+    ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch(1, 0)}));
+    ASSERT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+    EXPECT_EQ(s.replica(1).hw, 0) << "the committing fetch returned the old HW";
+    if (s.can(checkpoint_hw(1))) {
+      ASSERT_TRUE(s.apply(checkpoint_hw(1)));
+    }
+    ASSERT_TRUE(s.run({crash(1, StopKind::Kill), fence_broker(1, 0), restart(1), register_broker(1, 0),
+                       metadata_update(1)}));
+    if (std::string(protocol) == "kip-101") {
+      ASSERT_TRUE(s.apply(epoch_query(1, 0)));
+      EXPECT_EQ(records(s.state(), 1), (std::vector<int>{1})) << "KIP-101: the leader has epoch 0 up to offset 1";
+    } else {
+      EXPECT_TRUE(records(s.state(), 1).empty()) << "truncated to its HW checkpoint 0";
+    }
+    ASSERT_TRUE(s.apply(crash(0, StopKind::Disk)));
+    if (std::string(protocol) == "kip-101") {
+      EXPECT_TRUE(s.holds("no-committed-loss-globally"));
+    } else {
+      EXPECT_TRUE(s.violated("no-committed-loss-globally"));
+    }
   }
-  ASSERT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), restart(2), register_broker(2, 0),
-                     metadata_update(2)}));
-  EXPECT_TRUE(records(s.state(), 2).empty()) << "truncated to its HW checkpoint 0";
-  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1}));
 }
 
 TEST(Kip101Generation, AFollowerKeepsItsLogUntilTheEpochQuery) {
