@@ -38,7 +38,7 @@ class Driver:
                     raise EOFError("driver closed stdout")
                 return json.loads(line)
 
-    def call(self, op, check=True, **fields):
+    def call(self, op, check=True, quiet=False, **fields):
         req = {"id": self.next_id, "op": op, **fields}
         self.next_id += 1
         t0 = time.time()
@@ -48,7 +48,7 @@ class Driver:
         resp = self._read(timeout)
         ms = int((time.time() - t0) * 1000)
         self.times.append((op, ms))
-        if self.echo:
+        if self.echo and not quiet:
             short = {k: v for k, v in resp.items() if k not in ("replicas",)}
             print(f"[{ms:6d} ms] {op} {json.dumps({k: v for k, v in fields.items() if k != 'nodes'})} -> {json.dumps(short)}")
         if check and not resp.get("ok"):
