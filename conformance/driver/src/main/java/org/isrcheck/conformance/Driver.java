@@ -423,6 +423,12 @@ public final class Driver {
     for (Node n : cluster.nodes.values()) nodes.add(nodeJson(n));
     ArrayNode a = resp.putArray("cuts");
     cluster.cuts().forEach(a::add);
+    ArrayNode conns = resp.putArray("connections");
+    for (Node n : cluster.nodes.values()) {
+      for (TcpProxy p : new TcpProxy[] {n.clientProxy, n.replicationProxy, n.controllerProxy}) {
+        if (p != null) p.connections().forEach(conns::add);
+      }
+    }
   }
 
   private Cluster requireCluster() throws DriverException {

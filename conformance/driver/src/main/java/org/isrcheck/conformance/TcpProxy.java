@@ -46,6 +46,7 @@ final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
   private final CutPolicy policy;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+  private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
   private final AtomicInteger dropProduceResponses = new AtomicInteger();
   private final AtomicInteger dropped = new AtomicInteger();
   private volatile boolean closed;
@@ -73,6 +74,17 @@ final class TcpProxy implements AutoCloseable {
 
   int droppedProduceResponses() {
     return dropped.get();
+  }
+
+  /** The open connections: "origin->node:listener" (origin "external" when no node owns it). */
+  java.util.List<String> connections() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (Conn c : conns) {
+      out.add((c.origin == null ? "external" : c.origin.toString()) + "->" + node + ":" + listener.name().toLowerCase()
+          + (policy.frozen(node, listener, c.origin) ? " (frozen)" : ""));
+    }
+    java.util.Collections.sort(out);
+    return out;
   }
 
   /** Closes every connection through this proxy (the node behind it went away). */
@@ -120,6 +132,7 @@ final class TcpProxy implements AutoCloseable {
       return;
     }
     Conn c = new Conn(down, up, origin);
+    conns.add(c);
     Thread a = new Thread(() -> c.pump(true), "pump-" + node + "-" + listener + "-up");
     Thread b = new Thread(() -> c.pump(false), "pump-" + node + "-" + listener + "-down");
     a.setDaemon(true);
@@ -172,6 +185,7 @@ final class TcpProxy implements AutoCloseable {
         if (finished.incrementAndGet() == 2) {
           closeQuietly(down);
           closeQuietly(up);
+          conns.remove(this);
         }
         if (down.isClosed()) sockets.remove(down);
         if (up.isClosed()) sockets.remove(up);
