@@ -37,14 +37,33 @@ if ((${#packages[@]})); then
 fi
 
 out="$repo/build/conformance"
+jar="$out/driver/target/isrcheck-conformance-driver.jar"
+# Up to date when the jar and the classpath file are newer than every pom and source.
+newest_input() {
+  find "$repo/conformance" \( -name pom.xml -o -name '*.java' \) -newer "$1" -print -quit 2>/dev/null
+}
 for v in "${versions[@]}"; do
+  if [[ -s "$out/$v/classpath.txt" && -s "$jar" && -s "$out/driver/classpath.txt" \
+        && -z "$(newest_input "$jar")" && -z "$(newest_input "$out/$v/classpath.txt")" ]]; then
+    echo "kafka $v classpath: $out/$v/classpath.txt (up to date)"
+    continue
+  fi
   profile=kafka4
   [[ "$v" == 3.* ]] && profile=kafka3
   echo "install-kafka: resolving Kafka $v and building the driver" >&2
   mvn -q -B -Dstyle.color=never -f "$repo/conformance/pom.xml" -Dkafka.version="$v" -P"$profile" package
   [[ -s "$out/$v/classpath.txt" ]] || { echo "install-kafka: no classpath written for Kafka $v" >&2; exit 1; }
+  touch "$out/$v/classpath.txt"
   echo "kafka $v classpath: $out/$v/classpath.txt"
 done
-jar="$out/driver/target/isrcheck-conformance-driver.jar"
+# The driver's command line, one argument per line, for callers that must not run Maven.
+{
+  echo java
+  echo -cp
+  echo "$jar:$(cat "$out/driver/classpath.txt")"
+  echo org.isrcheck.conformance.Driver
+  echo --kafka-classpath-dir
+  echo "$out"
+} > "$out/driver.cmd"
 echo "driver jar: $jar"
-echo "driver: java -cp $jar:\$(cat $out/driver/classpath.txt) org.isrcheck.conformance.Driver --kafka-classpath-dir $out"
+echo "driver command (one argument per line): $out/driver.cmd"

@@ -78,9 +78,10 @@ final class Clients {
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService consumerThread;
 
-  /** (Re)creates the producer. */
+  /** (Re)creates the producer: a new application, so the table of sends starts empty. */
   synchronized Map<String, Object> createProducer(String bootstrap, Properties props) {
     closeProducer();
+    sends.clear();
     Properties p = new Properties();
     p.putAll(props);
     p.put("bootstrap.servers", bootstrap);
@@ -251,6 +252,11 @@ final class Clients {
       t.setDaemon(true);
       t.start();
     }
+  }
+
+  /** Forgets every send (a new topic: a new scenario on a reused cluster). */
+  synchronized void forgetSends() {
+    sends.clear();
   }
 
   /** Closes both clients and forgets every send (a new cluster). */

@@ -165,6 +165,7 @@ public final class Driver {
         List<Integer> replicas = intList(req, "replicas");
         if (replicas.isEmpty()) throw DriverException.badRequest("replicas: expected a non-empty list of node ids");
         c.createTopic(name, replicas, stringMap(req, "config"), deadline);
+        clients.forgetSends();
         resp.put("topic", name);
         return;
       }
