@@ -144,13 +144,71 @@ def no_quorum(d):
     return time.time() - t0
 
 
+def elr(d):
+    """ISR below min ISR: on 4.4 (ELR on by default for new clusters) the replica removed
+    then moves to the ELR and the HW stays frozen; 3.9.1 has no ELR."""
+    t0 = time.time()
+    start(d, "elr", combined(3) + [{"id": 3, "roles": ["broker"]}], {"min.insync.replicas": "2"})
+    d.call("create_topic", name="t", replicas=[0, 1, 2], config={"min.insync.replicas": "2"})
+    d.call("producer", acks="all", retries=0, request_timeout_ms=10000, delivery_timeout_ms=20000)
+    check(d.call("produce", record=1)["result"] == "acked", "record 1 acked")
+    d.call("kill", node=2)
+    r = wait_for(d, lambda r: r["isr"] == [0, 1], "ISR [0,1] after node 2 died")
+    print("  one follower dead:", show(r))
+    d.call("kill", node=1)
+    r = wait_for(d, lambda r: r["isr"] == [0], "ISR [0] after node 1 died")
+    print("  two followers dead:", show(r))
+    if VERSION.startswith("3."):
+        check(r["elr"] == [], "no ELR on %s" % VERSION)
+    else:
+        check(r["elr"] == [1], "ELR [1]: removed while the ISR was below min ISR (%s)" % r["elr"])
+    r = d.call("produce", record=2, wait_ms=3000)
+    print("  produce with ISR [0]:", r["result"], r.get("exception"))
+    check(r["result"] == "NOT_ENOUGH_REPLICAS", "ISR below min ISR: NOT_ENOUGH_REPLICAS")
+    d.call("stop_cluster")
+    return time.time() - t0
+
+
+def last_replica(d):
+    """The release pair of issue 16 point 7 (as driver ops; the verdict is the C++ suite's):
+    dedicated controller, RF 3, min ISR 2, a record acked by all three; both followers
+    killed (ISR shrinks to the leader); the leader loses its disk and restarts; the
+    followers restart. Prints what each release does with the acked record."""
+    t0 = time.time()
+    nodes = [{"id": i, "roles": ["broker"]} for i in range(3)] + [{"id": 3, "roles": ["controller"]}]
+    start(d, "last-replica", nodes, {"min.insync.replicas": "2"})
+    d.call("create_topic", name="t", replicas=[0, 1, 2], config={"min.insync.replicas": "2"})
+    d.call("producer", acks="all", retries=0, request_timeout_ms=10000, delivery_timeout_ms=20000)
+    check(d.call("produce", record=1)["result"] == "acked", "record 1 acked by all three")
+    wait_for(d, lambda r: all(len(r["replicas"][n]["log"]) == 1 for n in "012"), "record 1 on every replica")
+    d.call("kill", node=1)
+    d.call("kill", node=2)
+    r = wait_for(d, lambda r: r["isr"] == [0], "ISR shrinks to the leader")
+    print("  followers dead:", show(r))
+    d.call("disk_loss", node=0)
+    d.call("start", node=0, wait_unfenced=False)
+    time.sleep(3)
+    r = d.call("describe")
+    print("  leader back with an empty disk:", show(r))
+    d.call("start", node=1)
+    d.call("start", node=2)
+    time.sleep(8)
+    r = d.call("describe")
+    print("  all back:", show(r))
+    logs = {n: [k for _, k in r["replicas"][n]["log"]] for n in "012"}
+    print("  logs:", logs, "-> record 1", "LOST" if all(1 not in l for l in logs.values()) else "kept")
+    d.call("stop_cluster")
+    return time.time() - t0
+
+
 def main():
     t0 = time.time()
     d = Driver(REPO)
     times = {}
     scenarios = {"cuts": lambda: cuts(d), "duplicates-off": lambda: duplicates(d, False),
                  "duplicates-on": lambda: duplicates(d, True), "shutdown-disk": lambda: shutdown_and_disk(d),
-                 "no-quorum": lambda: no_quorum(d)}
+                 "no-quorum": lambda: no_quorum(d), "elr": lambda: elr(d),
+                 "last-replica": lambda: last_replica(d)}
     chosen = sys.argv[1:] or list(scenarios)
     try:
         for name in chosen:

@@ -229,7 +229,7 @@ final class Cluster implements TcpProxy.CutPolicy {
       if (n.process != null && !n.process.isAlive() && n.expectedAlive) {
         n.expectedAlive = false;
         throw DriverException.kafka("node " + n.id + " exited with status " + n.process.exitValue()
-            + ": " + tail(n.log, 20));
+            + ": " + errors(n.log, 5) + " (log: " + n.log + ")");
       }
     }
   }
@@ -479,21 +479,55 @@ final class Cluster implements TcpProxy.CutPolicy {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
+  /**
+   * Free ports for the nodes' real listeners, below the kernel's ephemeral range
+   * (net.ipv4.ip_local_port_range starts at 32768): a port picked from that range can be
+   * taken by any outgoing connection (or by one of our proxies, which bind port 0)
+   * between the check and the node's bind, and the node then dies with "Address already
+   * in use". Each candidate is checked by binding it.
+   */
   static int[] freePorts(int count) throws IOException {
     List<ServerSocket> held = new ArrayList<>();
     int[] ports = new int[count];
+    java.util.Random random = new java.util.Random();
     try {
       for (int i = 0; i < count; i++) {
-        ServerSocket s = new ServerSocket();
-        s.setReuseAddress(true);
-        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        held.add(s);
-        ports[i] = s.getLocalPort();
+        for (int attempt = 0; ; attempt++) {
+          if (attempt > 200) throw new IOException("no free loopback port found in 20000-32767");
+          int candidate = 20000 + random.nextInt(12768);
+          ServerSocket s = new ServerSocket();
+          try {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate));
+          } catch (IOException busy) {
+            s.close();
+            continue;
+          }
+          held.add(s);
+          ports[i] = candidate;
+          break;
+        }
       }
     } finally {
       for (ServerSocket s : held) s.close();
     }
     return ports;
+  }
+
+  /** The first `lines` ERROR lines of the log (with the line after each), or its tail. */
+  static String errors(File f, int lines) {
+    try {
+      List<String> all = Files.readAllLines(f.toPath(), StandardCharsets.UTF_8);
+      List<String> out = new ArrayList<>();
+      for (int i = 0; i < all.size() && out.size() < 2 * lines; i++) {
+        if (all.get(i).contains("] ERROR ") || all.get(i).contains("] FATAL ")) {
+          out.add(all.get(i));
+          if (i + 1 < all.size()) out.add(all.get(i + 1));
+        }
+      }
+      return out.isEmpty() ? tail(f, 10) : String.join(" | ", out);
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
   }
 
   static String tail(File f, int lines) {
