@@ -196,6 +196,7 @@ final class Cluster implements TcpProxy.CutPolicy {
   void awaitReady(long deadline) throws DriverException, InterruptedException {
     Set<Integer> brokers = brokerIds();
     String last = "no broker answered yet";
+    long stableSince = -1;
     while (System.currentTimeMillis() < deadline) {
       checkNoneDied();
       boolean all = true;
@@ -214,7 +215,15 @@ final class Cluster implements TcpProxy.CutPolicy {
           last = "broker " + n.id + ": " + e.getMessage();
         }
       }
-      if (all && (!brokers.isEmpty() || controllersUp())) return;
+      if (all && (!brokers.isEmpty() || controllersUp())) {
+        // Hold for a second: with broker.session.timeout.ms at 1.5 s a loaded machine can
+        // fence a broker again right after its first unfencing, and a topic created then
+        // starts with a smaller ISR.
+        if (stableSince < 0) stableSince = System.currentTimeMillis();
+        if (System.currentTimeMillis() - stableSince >= 1000) return;
+      } else {
+        stableSince = -1;
+      }
       Thread.sleep(100);
     }
     throw DriverException.timeout("cluster not ready in time: " + last);
