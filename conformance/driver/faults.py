@@ -173,20 +173,20 @@ def elr(d):
     return time.time() - t0
 
 
-def last_replica(d):
+def last_replica(d, follower_fault="kill"):
     """The release pair of issue 16 point 7 (as driver ops; the verdict is the C++ suite's):
     dedicated controller, RF 3, min ISR 2, a record acked by all three; both followers
     killed (ISR shrinks to the leader); the leader loses its disk and restarts; the
     followers restart. Prints what each release does with the acked record."""
     t0 = time.time()
     nodes = [{"id": i, "roles": ["broker"]} for i in range(3)] + [{"id": 3, "roles": ["controller"]}]
-    start(d, "last-replica", nodes, {"min.insync.replicas": "2"})
+    start(d, "last-replica-" + follower_fault, nodes, {"min.insync.replicas": "2"})
     d.call("create_topic", name="t", replicas=[0, 1, 2], config={"min.insync.replicas": "2"})
     d.call("producer", acks="all", retries=0, request_timeout_ms=10000, delivery_timeout_ms=20000)
     check(d.call("produce", record=1)["result"] == "acked", "record 1 acked by all three")
     wait_for(d, lambda r: all(len(r["replicas"][n]["log"]) == 1 for n in "012"), "record 1 on every replica")
-    d.call("kill", node=1)
-    d.call("kill", node=2)
+    d.call(follower_fault, node=1)
+    d.call(follower_fault, node=2)
     r = wait_for(d, lambda r: r["isr"] == [0], "ISR shrinks to the leader")
     print("  followers dead:", show(r))
     d.call("disk_loss", node=0)
@@ -212,7 +212,8 @@ def main():
     scenarios = {"cuts": lambda: cuts(d), "duplicates-off": lambda: duplicates(d, False),
                  "duplicates-on": lambda: duplicates(d, True), "shutdown-disk": lambda: shutdown_and_disk(d),
                  "no-quorum": lambda: no_quorum(d), "elr": lambda: elr(d),
-                 "last-replica": lambda: last_replica(d)}
+                 "last-replica": lambda: last_replica(d),
+                 "last-replica-clean": lambda: last_replica(d, "stop")}
     chosen = sys.argv[1:] or list(scenarios)
     try:
         for name in chosen:
