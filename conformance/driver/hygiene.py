@@ -42,6 +42,8 @@ def run(how):
         os.kill(d.proc.pid, signal.SIGKILL)
     elif how == "sigterm":
         os.kill(d.proc.pid, signal.SIGTERM)
+    elif how == "sigint":
+        os.kill(d.proc.pid, signal.SIGINT)
     else:
         d.proc.stdin.close()
     d.proc.wait(30)
@@ -58,5 +60,5 @@ def run(how):
     return True
 
 
-ok = all([run("kill-9"), run("sigterm"), run("stdin-eof")])
+ok = all([run("kill-9"), run("sigterm"), run("sigint"), run("stdin-eof")])
 sys.exit(0 if ok else 1)
