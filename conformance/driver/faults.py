@@ -205,6 +205,19 @@ def last_replica(d, follower_fault="kill"):
     return time.time() - t0
 
 
+def preferred(d):
+    """elect_preferred moves leadership without a failure (reassignment reorder, then a
+    PREFERRED election), and the leader epoch goes up by one."""
+    t0 = time.time()
+    start(d, "preferred", combined(3), {"min.insync.replicas": "2"})
+    d.call("create_topic", name="t", replicas=[0, 1, 2], config={"min.insync.replicas": "2"})
+    d.call("elect_preferred", leader=1)
+    r = wait_for(d, lambda r: r["leader"] == 1, "leader 1 after elect_preferred")
+    check(r["leader_epoch"] == 1, "leader epoch 0 -> 1: " + show(r))
+    d.call("stop_cluster")
+    return time.time() - t0
+
+
 def main():
     t0 = time.time()
     d = Driver(REPO)
@@ -213,7 +226,7 @@ def main():
                  "duplicates-on": lambda: duplicates(d, True), "shutdown-disk": lambda: shutdown_and_disk(d),
                  "no-quorum": lambda: no_quorum(d), "elr": lambda: elr(d),
                  "last-replica": lambda: last_replica(d),
-                 "last-replica-clean": lambda: last_replica(d, "stop")}
+                 "last-replica-clean": lambda: last_replica(d, "stop"), "preferred": lambda: preferred(d)}
     chosen = sys.argv[1:] or list(scenarios)
     try:
         for name in chosen:
