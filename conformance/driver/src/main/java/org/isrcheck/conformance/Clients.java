@@ -1,0 +1,275 @@
+// The producing and consuming application: one KafkaProducer (kafka-clients 4.4) whose
+// every send's outcome is kept as the application sees it (acked with its offset, the
+// Kafka error, or still pending), and one KafkaConsumer reading one offset at a time
+// (assign + seek + poll, read_uncommitted). Client calls can block without bound in Kafka
+// (an idempotent producer waiting for InitProducerId without an active controller, a
+// metadata wait): they run on worker threads and the protocol only ever waits for them
+// with a deadline.
+package org.isrcheck.conformance;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+final class Clients {
+  /** One send as the application sees it. */
+  static final class Send {
+    final int record;
+    volatile String result = "pending";
+    volatile Long offset;
+    volatile String exception;
+    volatile boolean done;
+    final long sentAt = System.currentTimeMillis();
+    volatile long doneAt;
+
+    Send(int record) {
+      this.record = record;
+    }
+
+    synchronized void finish(String result, Long offset, Throwable error) {
+      if (done) return;
+      this.result = result;
+      this.offset = offset;
+      this.exception = error == null ? null : error.getClass().getName() + ": " + error.getMessage();
+      this.done = true;
+      this.doneAt = System.currentTimeMillis();
+      notifyAll();
+    }
+
+    synchronized void await(long deadline) throws InterruptedException {
+      while (!done) {
+        long left = deadline - System.currentTimeMillis();
+        if (left <= 0) return;
+        wait(left);
+      }
+    }
+
+    void fill(ObjectNode out) {
+      out.put("record", record);
+      out.put("result", result);
+      if (offset == null) out.putNull("offset"); else out.put("offset", offset);
+      if (exception == null) out.putNull("exception"); else out.put("exception", exception);
+      if (done) out.put("latency_ms", doneAt - sentAt);
+    }
+  }
+
+  private KafkaProducer<byte[], byte[]> producer;
+  private ExecutorService sender;
+  private final Map<Integer, Send> sends = new TreeMap<>();
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private ExecutorService consumerThread;
+
+  /** (Re)creates the producer: a new application, so the table of sends starts empty. */
+  synchronized Map<String, Object> createProducer(String bootstrap, Properties props) {
+    closeProducer();
+    sends.clear();
+    Properties p = new Properties();
+    p.putAll(props);
+    p.put("bootstrap.servers", bootstrap);
+    p.put("key.serializer", ByteArraySerializer.class.getName());
+    p.put("value.serializer", ByteArraySerializer.class.getName());
+    p.putIfAbsent("client.id", "isrcheck-producer");
+    producer = new KafkaProducer<>(p);
+    sender = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "producer-send");
+      t.setDaemon(true);
+      return t;
+    });
+    Map<String, Object> effective = new TreeMap<>();
+    for (String k : p.stringPropertyNames()) effective.put(k, p.getProperty(k));
+    return effective;
+  }
+
+  synchronized boolean haveProducer() {
+    return producer != null;
+  }
+
+  /** Issues the send of record k on the sender thread; returns its tracking object. */
+  synchronized Send send(String topic, int k) throws DriverException {
+    if (producer == null) throw DriverException.badRequest("no producer: send op \"producer\" first");
+    if (sends.containsKey(k)) throw DriverException.badRequest("record " + k + " was already sent");
+    Send s = new Send(k);
+    sends.put(k, s);
+    KafkaProducer<byte[], byte[]> p = producer;
+    sender.submit(() -> {
+      try {
+        ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, 0, null,
+            ("record-" + k).getBytes(StandardCharsets.UTF_8));
+        p.send(rec, (md, err) -> {
+          if (err == null) s.finish("acked", md.offset(), null);
+          else s.finish(errorName(err), null, err);
+        });
+      } catch (Throwable err) {
+        s.finish(errorName(err), null, err);
+      }
+    });
+    return s;
+  }
+
+  synchronized Send status(int k) throws DriverException {
+    Send s = sends.get(k);
+    if (s == null) throw DriverException.badRequest("record " + k + " was never sent");
+    return s;
+  }
+
+  synchronized Map<Integer, Send> sends() {
+    return new TreeMap<>(sends);
+  }
+
+  /** The Kafka error name the application would see for `err`. */
+  static String errorName(Throwable err) {
+    Throwable e = err;
+    if (e instanceof java.util.concurrent.ExecutionException && e.getCause() != null) e = e.getCause();
+    if (e instanceof org.apache.kafka.common.errors.TimeoutException) return Errors.REQUEST_TIMED_OUT.name();
+    Errors code = Errors.forException(e);
+    return code == Errors.UNKNOWN_SERVER_ERROR ? "UNKNOWN_SERVER_ERROR" : code.name();
+  }
+
+  /**
+   * Reads the record at `offset` (assign + seek + poll). Returns the raw value or null;
+   * `why` receives the reason when nothing was read.
+   */
+  String consume(String bootstrap, String topic, long offset, long timeoutMs, StringBuilder why)
+      throws DriverException {
+    KafkaConsumer<byte[], byte[]> c;
+    ExecutorService worker;
+    synchronized (this) {
+      if (consumer == null) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "none");
+        p.put("isolation.level", "read_uncommitted");
+        p.put("client.id", "isrcheck-consumer");
+        p.put("request.timeout.ms", "3000");
+        p.put("default.api.timeout.ms", "3000");
+        p.put("metadata.max.age.ms", "1000");
+        p.put("max.poll.records", "1");
+        consumer = new KafkaConsumer<>(p);
+        consumerThread = Executors.newSingleThreadExecutor(r -> {
+          Thread t = new Thread(r, "consumer");
+          t.setDaemon(true);
+          return t;
+        });
+      }
+      c = consumer;
+      worker = consumerThread;
+    }
+    TopicPartition tp = new TopicPartition(topic, 0);
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    Future<String> f = worker.submit(() -> {
+      c.assign(List.of(tp));
+      c.seek(tp, offset);
+      while (System.currentTimeMillis() < deadline) {
+        ConsumerRecords<byte[], byte[]> recs;
+        try {
+          recs = c.poll(Duration.ofMillis(Math.max(1, Math.min(500, deadline - System.currentTimeMillis()))));
+        } catch (OffsetOutOfRangeException e) {
+          why.append("offset out of range: ").append(e.getMessage());
+          return null;
+        }
+        for (ConsumerRecord<byte[], byte[]> r : recs.records(tp)) {
+          if (r.offset() == offset) {
+            return r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+          }
+          if (r.offset() > offset) {
+            why.append("offset ").append(offset).append(" not in the log (next is ").append(r.offset()).append(')');
+            return null;
+          }
+        }
+      }
+      why.append("nothing readable at offset ").append(offset).append(" within ").append(timeoutMs).append(" ms");
+      return null;
+    });
+    try {
+      return f.get(timeoutMs + 2000, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      // A consumer call hung past its own timeout: abandon this consumer.
+      c.wakeup();
+      synchronized (this) {
+        if (consumer == c) {
+          consumer = null;
+          consumerThread.shutdownNow();
+          final KafkaConsumer<byte[], byte[]> old = c;
+          new Thread(() -> closeQuietly(old), "consumer-close").start();
+        }
+      }
+      throw DriverException.timeout("consumer did not return within " + (timeoutMs + 2000) + " ms");
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof WakeupException) throw DriverException.timeout("consumer woken up");
+      throw DriverException.kafka("consume failed: " + cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw DriverException.internal("interrupted");
+    }
+  }
+
+  private static void closeQuietly(KafkaConsumer<byte[], byte[]> c) {
+    try {
+      c.close(Duration.ofMillis(1000));
+    } catch (Exception ignored) {
+      // abandoned anyway
+    }
+  }
+
+  synchronized void closeProducer() {
+    if (producer != null) {
+      final KafkaProducer<byte[], byte[]> old = producer;
+      final ExecutorService oldSender = sender;
+      producer = null;
+      sender = null;
+      // close() can block (a send stuck in the client): bounded, off the protocol thread.
+      Thread t = new Thread(() -> {
+        try {
+          old.close(Duration.ofMillis(1000));
+        } catch (Exception ignored) {
+          // closing anyway
+        }
+        oldSender.shutdownNow();
+      }, "producer-close");
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  /** Forgets every send (a new topic: a new scenario on a reused cluster). */
+  synchronized void forgetSends() {
+    sends.clear();
+  }
+
+  /** Closes both clients and forgets every send (a new cluster). */
+  synchronized void reset() {
+    closeProducer();
+    if (consumer != null) {
+      final KafkaConsumer<byte[], byte[]> old = consumer;
+      consumerThread.shutdownNow();
+      consumer = null;
+      Thread t = new Thread(() -> closeQuietly(old), "consumer-close");
+      t.setDaemon(true);
+      t.start();
+    }
+    sends.clear();
+  }
+}

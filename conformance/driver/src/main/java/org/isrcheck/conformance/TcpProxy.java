@@ -1,0 +1,254 @@
+// A TCP proxy in front of one listener of one Kafka node. Every advertised address and
+// controller.quorum.voters entry points at such proxies, so that cutting one side of one
+// node is a real network cut of exactly that traffic: the proxy freezes the connections
+// the cut covers (no byte moves either way, new connections are accepted and frozen too),
+// as a firewall DROP would; healing releases what was held. Peers see silence and close
+// on their own timeouts, as in a real partition.
+//
+// Each accepted connection is tagged with the node it comes from (the owner of the
+// peer's socket, found through /proc/net/tcp and /proc/<pid>/fd), so that a cut of node
+// n's replication or quorum side also freezes n's own outgoing connections to the other
+// nodes' proxies ("either end", PROTOCOL.md).
+//
+// The client-listener proxy also parses Kafka's framing (4-byte size; request header
+// api_key, api_version, correlation_id) to drop the responses of Produce requests
+// (api key 0) on demand: a lost produce response, for the duplicates scenario.
+package org.isrcheck.conformance;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+final class TcpProxy implements AutoCloseable {
+  enum Listener { CLIENT, REPLICATION, CONTROLLER }
+
+  /** Decides whether a connection is cut; implemented by the cluster (its cut set). */
+  interface CutPolicy {
+    boolean frozen(int targetNode, Listener listener, Integer originNode);
+    /** Monitor that heal notifies. */
+    Object monitor();
+    /** Which node, if any, owns the socket whose local port is `port`. */
+    Integer originOf(int peerPort, int proxyPort);
+  }
+
+  final int node;
+  final Listener listener;
+  private final int upstreamPort;
+  private final ServerSocket server;
+  private final CutPolicy policy;
+  private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+  private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger dropProduceResponses = new AtomicInteger();
+  private final AtomicInteger dropped = new AtomicInteger();
+  private volatile boolean closed;
+
+  TcpProxy(int node, Listener listener, int upstreamPort, CutPolicy policy) throws IOException {
+    this.node = node;
+    this.listener = listener;
+    this.upstreamPort = upstreamPort;
+    this.policy = policy;
+    this.server = new ServerSocket();
+    server.setReuseAddress(true);
+    server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
+    Thread t = new Thread(this::acceptLoop, "proxy-" + node + "-" + listener);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  int port() {
+    return server.getLocalPort();
+  }
+
+  void armProduceResponseDrop(int count) {
+    dropProduceResponses.set(count);
+  }
+
+  int droppedProduceResponses() {
+    return dropped.get();
+  }
+
+  /** The open connections: "origin->node:listener" (origin "external" when no node owns it). */
+  java.util.List<String> connections() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (Conn c : conns) {
+      out.add((c.origin == null ? "external" : c.origin.toString()) + "->" + node + ":" + listener.name().toLowerCase()
+          + (policy.frozen(node, listener, c.origin) ? " (frozen)" : ""));
+    }
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  /** Closes every connection through this proxy (the node behind it went away). */
+  void closeConnections() {
+    for (Socket s : sockets) closeQuietly(s);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    closeQuietly(server);
+    closeConnections();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket down;
+      try {
+        down = server.accept();
+      } catch (IOException e) {
+        if (closed) return;
+        continue;
+      }
+      Thread t = new Thread(() -> connect(down), "proxy-conn-" + node + "-" + listener);
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  private void connect(Socket down) {
+    sockets.add(down);
+    Integer origin = policy.originOf(down.getPort(), port());
+    Socket up = new Socket();
+    try {
+      down.setTcpNoDelay(true);
+      // Do not even reach the node while the connection is cut (a SYN dropped).
+      waitWhileFrozen(origin);
+      up.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 2000);
+      up.setTcpNoDelay(true);
+      sockets.add(up);
+    } catch (IOException | InterruptedException e) {
+      closeQuietly(down);
+      closeQuietly(up);
+      sockets.remove(down);
+      return;
+    }
+    Conn c = new Conn(down, up, origin);
+    conns.add(c);
+    Thread a = new Thread(() -> c.pump(true), "pump-" + node + "-" + listener + "-up");
+    Thread b = new Thread(() -> c.pump(false), "pump-" + node + "-" + listener + "-down");
+    a.setDaemon(true);
+    b.setDaemon(true);
+    a.start();
+    b.start();
+  }
+
+  private void waitWhileFrozen(Integer origin) throws InterruptedException {
+    Object m = policy.monitor();
+    synchronized (m) {
+      while (!closed && policy.frozen(node, listener, origin)) {
+        m.wait(200);
+      }
+    }
+  }
+
+  private final class Conn {
+    final Socket down;
+    final Socket up;
+    final Integer origin;
+    // Correlation ids of Produce requests in flight on this connection (client proxy).
+    final Set<Integer> produceCorrelations = ConcurrentHashMap.newKeySet();
+    final AtomicInteger finished = new AtomicInteger();
+
+    Conn(Socket down, Socket up, Integer origin) {
+      this.down = down;
+      this.up = up;
+      this.origin = origin;
+    }
+
+    /** toUpstream: client -> node direction. */
+    void pump(boolean toUpstream) {
+      Socket from = toUpstream ? down : up;
+      Socket to = toUpstream ? up : down;
+      try {
+        InputStream in = from.getInputStream();
+        OutputStream out = to.getOutputStream();
+        if (listener == Listener.CLIENT) {
+          framed(new DataInputStream(in), new DataOutputStream(out), toUpstream);
+        } else {
+          raw(in, out);
+        }
+        waitWhileFrozen(origin);
+        to.shutdownOutput();
+      } catch (IOException | InterruptedException e) {
+        closeQuietly(down);
+        closeQuietly(up);
+      } finally {
+        if (finished.incrementAndGet() == 2) {
+          closeQuietly(down);
+          closeQuietly(up);
+          conns.remove(this);
+        }
+        if (down.isClosed()) sockets.remove(down);
+        if (up.isClosed()) sockets.remove(up);
+      }
+    }
+
+    private void raw(InputStream in, OutputStream out) throws IOException, InterruptedException {
+      byte[] buf = new byte[64 * 1024];
+      while (true) {
+        int n = in.read(buf);
+        if (n < 0) return;
+        waitWhileFrozen(origin);
+        out.write(buf, 0, n);
+        out.flush();
+      }
+    }
+
+    private void framed(DataInputStream in, DataOutputStream out, boolean request)
+        throws IOException, InterruptedException {
+      while (true) {
+        int size;
+        try {
+          size = in.readInt();
+        } catch (java.io.EOFException e) {
+          return;
+        }
+        if (size < 0 || size > 200 * 1024 * 1024) throw new IOException("bad frame size " + size);
+        byte[] frame = new byte[size];
+        in.readFully(frame);
+        waitWhileFrozen(origin);
+        if (request) {
+          if (size >= 8) {
+            int apiKey = ((frame[0] & 0xff) << 8) | (frame[1] & 0xff);
+            int correlation = readInt(frame, 4);
+            if (apiKey == 0) produceCorrelations.add(correlation);
+          }
+        } else if (size >= 4) {
+          int correlation = readInt(frame, 0);
+          if (produceCorrelations.remove(correlation)) {
+            if (dropProduceResponses.getAndUpdate(v -> v > 0 ? v - 1 : 0) > 0) {
+              dropped.incrementAndGet();
+              Log.info("proxy " + node + "/" + listener + ": dropped the Produce response of correlation id "
+                  + correlation);
+              continue;
+            }
+          }
+        }
+        out.writeInt(size);
+        out.write(frame);
+        out.flush();
+      }
+    }
+  }
+
+  private static int readInt(byte[] b, int at) {
+    return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+}
