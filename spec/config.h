@@ -38,11 +38,11 @@ struct Fixes {
   bool largest_epoch_lookup = true;        // KIP-279: answer the largest epoch <= requested, iterate
   bool fetch_epoch_fencing = true;         // KIP-320: fetches carry the leader epoch; stale ones fenced
   bool hw_current_epoch_followers = true;  // Partition.makeLeader resets follower state (0.10, every generation)
-  bool isr_join_epoch_start = true;        // KIP-320: ISR join needs LEO >= leader's epoch start offset
+  bool isr_join_epoch_start = true;        // KAFKA-7128: ISR join needs LEO >= leader's epoch start offset
   bool maximal_isr = true;                 // KIP-497: HW/acks over ISR + pending adds; removals on commit
   bool alter_partition_broker_epochs = true;  // KIP-903: AlterPartition carries broker epochs
-  bool hw_frozen_below_min_isr = true;     // KIP-966: HW does not advance while ISR < min ISR
-  bool unclean_restart_leaves_elr = true;  // KIP-966: an unclean restart removes a broker from ELR
+  bool hw_frozen_below_min_isr = true;     // KAFKA-15583 (KIP-966): no HW advance while ISR < min ISR
+  bool unclean_restart_leaves_elr = true;  // KAFKA-15586 (KIP-966): an unclean restart leaves ISR and ELR
   bool last_known_elr = true;              // KIP-966: LastKnownELR keeps the last leader; elected when ISR+ELR empty
   // Added by the survey of Kafka's replication fixes (docs/model.md, "Kafka's replication
   // fixes"); kept after the original ten so that the table order stays stable.

@@ -12,7 +12,9 @@ namespace isr::spec::rules {
 namespace {
 
 bool acceptable_leader(const State& s, int r) {
-  // isAcceptableLeader: the broker is registered and unfenced (not shutting down).
+  // ReplicationControlManager.LeaderAcceptor -> ClusterControlManager.isActive: the broker
+  // is registered, unfenced and not in controlled shutdown (the model fences a broker as
+  // it enters controlled shutdown), and its log directory is online (one per broker here).
   return !contains(s.controller.fenced, r);
 }
 
