@@ -1,7 +1,7 @@
 // What a stop takes with it: per-process state that lives in the broker's memory (a
 // produce request parked in the purgatory, the broker lifecycle's RUNNING state and its
 // broker epoch) must die with the process, and what a restart recovers from disk must
-// be no more durable than it was (docs/fidelity-state.md lists every field). Each test
+// be no more durable than it was (docs/fidelity.md ("Faults and restarts") lists every field). Each test
 // drives the model by hand; tests/process_state_slow_test.cc checks the issue's
 // configurations exhaustively.
 #include <atomic>
