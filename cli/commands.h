@@ -39,5 +39,6 @@ void add_export_command(CLI::App& app);    // cmd_export.cc
 void add_tests_command(CLI::App& app);     // cmd_tests.cc
 void add_corpus_command(CLI::App& app);    // cmd_corpus.cc
 void add_matrix_command(CLI::App& app);    // cmd_matrix.cc
+void add_conform_command(CLI::App& app);   // cmd_conform.cc
 
 }  // namespace isr::cli

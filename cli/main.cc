@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   add_tests_command(app);
   add_corpus_command(app);
   add_matrix_command(app);
+  add_conform_command(app);
 
   try {
     app.parse(argc, argv);
