@@ -62,7 +62,7 @@ std::string default_driver_file() {
   if (const char* env = std::getenv("ISRCHECK_KAFKA_DRIVER")) return env;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ((ec ? fs::path(".") : self.parent_path()) / "conformance" / "driver.cmd").string();
+  return ((ec ? fs::path(".") : self.parent_path()) / "conformance").string();
 }
 
 // The scenario of an input file: a scenario as is, a trace exported first.
@@ -196,8 +196,9 @@ void add_conform_command(CLI::App& app) {
   command->add_option("--keep-logs", options->keep_logs, "Keep the broker logs of every scenario that does not conform here");
   command->add_option("--json", options->json_out, "Write the results as JSON; - for stdout");
   command->add_option("--driver", options->driver,
-                      "File with the driver's command line, one argument per line (default: $ISRCHECK_KAFKA_DRIVER, "
-                      "else conformance/driver.cmd next to the isrcheck binary; written by scripts/install-kafka.sh)");
+                      "The directory scripts/install-kafka.sh builds the driver in, or a file with the driver's "
+                      "command line, one argument per line (default: $ISRCHECK_KAFKA_DRIVER, else conformance/ next "
+                      "to the isrcheck binary, i.e. build/conformance)");
   command->add_option("--work-dir", options->work_dir, "Where the clusters' directories go (default: under $TMPDIR)");
   command->add_option("--wait-timeout", options->wait_timeout, "Budget of one wait for an observable state")
       ->capture_default_str();
