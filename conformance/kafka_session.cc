@@ -190,7 +190,7 @@ std::string KafkaSession::prepare(const json& scenario) {
   // producer with retries=0 (ProducerConfig: "Must set retries to non-zero when using the
   // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
   // delivery.timeout.ms), which is what "idempotent" means for an application.
-  if (!idempotent) request["retries"] = producer.value("retries", 0);
+  request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
   call(request, std::chrono::seconds(20));
   last_setup_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
