@@ -202,7 +202,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
     r.expected = expected;
     r.observed = observed;
   };
-  const std::string reason = not_executable_reason(scenario);
+  const std::string reason = not_executable_reason(scenario, session.options().kafka_version);
   if (!reason.empty()) {
     r.verdict = Verdict::NotExecutable;
     r.reason = reason;

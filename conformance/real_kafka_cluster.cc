@@ -69,8 +69,26 @@ bool view_current(const cut::Condition& c, const cut::ReplicaCondition& r) {
 
 }  // namespace
 
-std::string not_executable_reason(const json& scenario) {
-  const json& steps = scenario.value("steps", json::array());
+std::string generation_of_release(const std::string& v) {
+  if (v.rfind("4.", 0) == 0) return "kip-966";
+  if (v.rfind("3.5", 0) == 0 || v.rfind("3.6", 0) == 0 || v.rfind("3.7", 0) == 0 || v.rfind("3.8", 0) == 0 ||
+      v.rfind("3.9", 0) == 0) {
+    return "kip-903";
+  }
+  return "";
+}
+
+std::string not_executable_reason(const json& scenario, const std::string& kafka_version) {
+  const json steps = scenario.value("steps", json::array());
+  const json protocol = scenario.value("cluster", json::object()).value("protocol", json::object());
+  const std::string generation = protocol.value("generation", "");
+  const std::string release_generation = generation_of_release(kafka_version);
+  if (!generation.empty() && generation != release_generation) {
+    return "the trace is of protocol generation " + generation + " (Kafka " + protocol.value("kafka_versions", "?") +
+           "), and Kafka " + kafka_version + " implements " +
+           (release_generation.empty() ? std::string("an unknown one") : release_generation) +
+           ": run it with --kafka-version of that generation";
+  }
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
@@ -114,7 +132,7 @@ std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::Pa
 
 RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
-  const std::string reason = not_executable_reason(scenario_);
+  const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
   plan_ = plan_steering(scenario_);
   topic_ = session_.prepare(scenario_);
@@ -312,6 +330,13 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
     return false;
   }();
   o.hw = d.value("hw", json()).is_number_integer() ? d["hw"].get<int>() : (hw_unknown ? kUnknown : cut::kNone);
+  // The scenario's hw is the acting leader's (null when no live broker leads the committed
+  // epoch). A listed leader whose process is down (no quorum to fence it) acts as nothing:
+  // that is "no HW", not an unknown one.
+  if (o.hw == kUnknown && o.leader >= 0) {
+    const json leader_replica = d.value("replicas", json::object()).value(std::to_string(o.leader), json::object());
+    if (leader_replica.value("alive", true) == false) o.hw = cut::kNone;
+  }
   const json replicas_1 = d.value("replicas", json::object());
   for (const auto& [id, r] : replicas_1.items()) {
     cut::ReplicaObservation rep;

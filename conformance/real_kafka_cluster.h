@@ -39,8 +39,12 @@ struct NotExecutable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Why a scenario cannot run faithfully on this machine, or empty.
-std::string not_executable_reason(const nlohmann::json& scenario);
+// Why a scenario cannot run faithfully on this machine against `kafka_version`, or empty.
+std::string not_executable_reason(const nlohmann::json& scenario, const std::string& kafka_version);
+
+// The model's protocol generation a Kafka release implements (MODEL.md section 3):
+// kip-966 for 4.x, kip-903 for 3.5 to 3.9; empty when unknown.
+std::string generation_of_release(const std::string& kafka_version);
 
 // The fields of `o` that break `c`, as cut::mismatches, on what Kafka exposes: the view
 // of a broker that `c` shows stale (not the committed leader, epoch and ISR of `c`) is not
