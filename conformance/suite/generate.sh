@@ -26,8 +26,8 @@ entries=(
 )
 # Entries under open/ diverge on Kafka 4.4 for a reason documented in docs/conformance.md
 # ("Divergences"); the CI suite is the top directory.
-open_corpus=(acks-0-no-broker-ack)
-corpus=(acks-1-leader-loss min-isr-1-single-copy unclean-leader-election no-fsync-power-loss
+open_corpus=(acks-0-no-broker-ack unclean-leader-election)
+corpus=(acks-1-leader-loss min-isr-1-single-copy no-fsync-power-loss
         hw-truncation-leader-change kip-101-divergent-epochs kip-279-stale-follower-hw kip-320-shrink-before-commit
         kip-497-stale-incarnation kip-903-last-replica-disk-loss combined-placement-two-losses)
 
