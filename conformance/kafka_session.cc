@@ -191,20 +191,16 @@ std::string KafkaSession::prepare(const json& scenario) {
   // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
   // delivery.timeout.ms), which is what "idempotent" means for an application.
   request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
-  // Bootstrap on the topic's first leader only: the producer's first metadata request
-  // then goes to the leader, which steering never pauses at a produce. Bootstrapped on
-  // every node, the client may pick a follower that a hold has just paused and block in
-  // metadata until max.block.ms (observed: the first send of an acks=1 scenario timed
-  // out). The metadata answer names every broker, so later requests go anywhere.
-  const int first = topic.at("replicas").at(0).get<int>();
-  for (const json& n : cluster_info_.value("nodes", json::array())) {
-    if (n.value("id", -1) != first) continue;
-    const json ports = n.value("ports", json::object());
-    if (ports.contains("client") && ports["client"].is_number_integer()) {
-      request["config"] = {{"bootstrap.servers", "127.0.0.1:" + std::to_string(ports["client"].get<int>())}};
-    }
-  }
   call(request, std::chrono::seconds(20));
+  // A producer fetches a topic's metadata at its first send; steering that pauses a broker
+  // before that send needs it fetched already. Drivers without the op answer bad_request.
+  producer_warm_ = false;
+  try {
+    call({{"op", "warm_producer"}, {"topic", name}, {"timeout_ms", 5000}}, std::chrono::seconds(15));
+    producer_warm_ = true;
+  } catch (const DriverError& e) {
+    if (e.kind != "bad_request") throw;
+  }
   last_setup_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return name;

@@ -60,6 +60,9 @@ class KafkaSession {
   const nlohmann::json& cluster_info() const { return cluster_info_; }  // start_cluster's answer
   double last_setup_seconds() const { return last_setup_seconds_; }
   bool started_new_cluster() const { return started_new_; }
+  // Whether the producer of the last prepare() holds the topic's metadata (the driver's
+  // warm_producer op exists and succeeded): steering may then pause before its first send.
+  bool producer_has_metadata() const { return producer_warm_; }
   std::vector<int> broker_ids() const;
 
   // Stops the driver and every process it started (also done by the destructor).
@@ -79,6 +82,7 @@ class KafkaSession {
   int clusters_ = 0, topics_ = 0;
   bool reusable_ = true;
   bool started_new_ = false;
+  bool producer_warm_ = false;
   double last_setup_seconds_ = 0;
   std::set<int> paused_, dead_;
   std::set<std::pair<int, std::string>> cuts_;

@@ -134,8 +134,10 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
-  plan_ = plan_steering(scenario_);
   topic_ = session_.prepare(scenario_);
+  SteeringTimes times;
+  times.producer_has_metadata = session_.producer_has_metadata();
+  plan_ = plan_steering(scenario_, times);
 }
 
 RealKafkaCluster::~RealKafkaCluster() {

@@ -107,6 +107,9 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     after[i] = now;
   }
 
+  size_t first_produce = steps.size();
+  for (size_t i = 0; i < steps.size() && first_produce == steps.size(); ++i)
+    if (steps[i].value("op", "") == "produce") first_produce = i;
   std::vector<Hold> holds_needed;
   for (size_t p = 0; p < steps.size(); ++p) {
     const json& s = steps[p];
@@ -148,7 +151,10 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         if (op == "wait" || op == "restart" || op == "expire_send") spans_slow = true;
       }
       if (!hold) continue;
-      hold->cut = spans_slow;
+      hold->cut = spans_slow || (p == first_produce && !times.producer_has_metadata);
+      if (hold->cut && !spans_slow) {
+        hold->reason += " (a cut, not a pause: the producer's first send needs metadata from some broker)";
+      }
       holds_needed.push_back(*hold);
     }
   }

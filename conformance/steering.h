@@ -22,6 +22,8 @@
 //   `brokers` side instead: the follower keeps heartbeating to the controller (not fenced)
 //   but cannot fetch, so the leader shrinks the ISR after `replica.lag.time.max.ms`, as a
 //   ShrinkIsr in the trace does.
+// - A paused broker answers no client either: a hold in force at the producer's first
+//   send is a cut too, unless the producer fetched the topic's metadata beforehand.
 // - After a hold starts, the harness sleeps longer than `replica.fetch.wait.max.ms` before
 //   the produce: a fetch parked at the leader when the record arrives would otherwise carry
 //   it to the follower (its response would sit in the follower's socket or in the cut
@@ -50,6 +52,11 @@ struct StepPlan {
 
 struct SteeringTimes {
   int fetch_wait_ms = 100;  // replica.fetch.wait.max.ms of the cluster
+  // Whether the producer already holds the topic's metadata before its first send. When
+  // it does not, the first send asks some broker for it, and a paused one never answers
+  // (the send then times out in max.block.ms): a hold in force at the producer's first
+  // send is then a brokers-side cut, which leaves the client listener alone.
+  bool producer_has_metadata = false;
 };
 
 struct SteeringPlan {

@@ -29,7 +29,9 @@ json suite_scenario(const std::string& name) {
 }
 
 TEST(Steering, Acks1LossPausesBothFollowersAcrossTheProduceAndTheKill) {
-  const SteeringPlan plan = plan_steering(suite_scenario("b-acks1-leader-loss"));
+  SteeringTimes times;
+  times.producer_has_metadata = true;
+  const SteeringPlan plan = plan_steering(suite_scenario("b-acks1-leader-loss"), times);
   ASSERT_EQ(plan.steps.count(1), 1u);
   const StepPlan& first = plan.steps.at(1);
   ASSERT_EQ(first.before.size(), 3u);
@@ -45,6 +47,13 @@ TEST(Steering, Acks1LossPausesBothFollowersAcrossTheProduceAndTheKill) {
   EXPECT_EQ(plan.steps.at(2).after[0].kind, SteerAction::Kind::Resume);
   EXPECT_TRUE(plan.at_end.empty());
   EXPECT_EQ(plan.notes.size(), 2u);
+}
+
+TEST(Steering, WithoutTheTopicsMetadataTheFirstSendsHoldIsACut) {
+  const SteeringPlan plan = plan_steering(suite_scenario("b-acks1-leader-loss"));
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  EXPECT_EQ(plan.steps.at(1).before[0].kind, SteerAction::Kind::Cut);
+  EXPECT_EQ(plan.steps.at(2).after[0].kind, SteerAction::Kind::Heal);
 }
 
 TEST(Steering, FollowersThatFetchInTheNextWaitAreNotHeld) {
