@@ -136,6 +136,17 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                           " before N" + std::to_string(f) + " fetches record " + std::to_string(record)};
           break;
         }
+        // The leader stops: the follower can no longer fetch the record from it, unless
+        // another live replica holds it (and may lead next): then the hold goes on.
+        const bool record_elsewhere = [&] {
+          for (const auto& [id, rep] : after[q])
+            if (id != f && id != leader && rep.alive && holds(rep, record)) return true;
+          return false;
+        }();
+        if (op == "crash" && t.value("node", -1) == leader && record_elsewhere) {
+          spans_slow = true;
+          continue;
+        }
         if (op == "crash" && t.value("node", -1) == leader) {
           hold = Hold{f, record, p, q, false, false,
                       "N" + std::to_string(f) + " does not fetch record " + std::to_string(record) +

@@ -12,8 +12,8 @@
 //   the trace observes it, or that the trace lets the operations after the produce run
 //   before it fetches, is *held* from just before the produce until the trace lets it
 //   catch up: just before the first `wait` in which its log holds the record, just after
-//   the leader's crash (it can no longer fetch the record), just before its own crash, or
-//   at the end.
+//   the leader's crash (it can no longer fetch the record; unless another live replica
+//   holds it, which may lead next), just before its own crash, or at the end.
 // - A hold that spans only quick operations (produce, kill, stop, consume) is a pause
 //   (SIGSTOP, then SIGCONT): it stays well below `broker.session.timeout.ms`, so the
 //   controller does not fence the follower and it stays in the ISR, as in the trace. This
