@@ -68,6 +68,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void heal(int node, cut::NetworkSide side) override;
   void elect_preferred(int leader) override;
   cut::PartitionObservation describe_partition() override;
+  std::vector<std::string> differences(const cut::Condition& c, const cut::PartitionObservation& o) override {
+    return kafka_mismatches(c, o);
+  }
   bool wait_until(const cut::Condition& c, std::string* why) override;
 
   // What happened besides the operations: steering actions, mappings applied.
