@@ -119,6 +119,27 @@ TEST(KafkaMismatches, AStaleViewInTheTraceIsNotComparedACurrentOneIs) {
   EXPECT_FALSE(kafka_mismatches(c, observed(2, 1, {1, 2})).empty());
 }
 
+TEST(KafkaMismatches, NoHwOnlyBecauseTheNewLeaderHasNotReplayedItsElectionIsNotCompared) {
+  cut::Condition c;
+  c.leader = 1;
+  c.leader_epoch = 1;
+  c.isr = std::vector<int>{1};
+  c.hw = cut::kNone;
+  c.replicas[1].has_view = true;  // N1 still sees the old leader N0
+  c.replicas[1].view_leader = 0;
+  c.replicas[1].view_leader_epoch = 0;
+  c.replicas[1].view_isr = std::vector<int>{0, 1};
+  cut::PartitionObservation o = observed(1, 1, {1});
+  o.hw = 1;
+  o.replicas[1] = o.replicas[2];
+  EXPECT_TRUE(kafka_mismatches(c, o).empty());
+  // With the leader's view current, "no HW" is compared and differs.
+  c.replicas[1].view_leader = 1;
+  c.replicas[1].view_leader_epoch = 1;
+  c.replicas[1].view_isr = std::vector<int>{1};
+  EXPECT_FALSE(kafka_mismatches(c, o).empty());
+}
+
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
   EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("power loss"),
             std::string::npos);
