@@ -40,5 +40,7 @@ void add_tests_command(CLI::App& app);     // cmd_tests.cc
 void add_corpus_command(CLI::App& app);    // cmd_corpus.cc
 void add_matrix_command(CLI::App& app);    // cmd_matrix.cc
 void add_converge_command(CLI::App& app);  // cmd_converge.cc
+void add_conform_command(CLI::App& app);   // cmd_conform.cc
+void add_witness_command(CLI::App& app);   // cmd_witness.cc
 
 }  // namespace isr::cli

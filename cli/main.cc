@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   add_corpus_command(app);
   add_matrix_command(app);
   add_converge_command(app);
+  add_conform_command(app);
+  add_witness_command(app);
 
   try {
     app.parse(argc, argv);

@@ -193,6 +193,12 @@ class ClusterUnderTest {
   virtual void elect_preferred(int leader) = 0;
 
   virtual PartitionObservation describe_partition() = 0;
+  // The fields of `o` that break `c`, on what this implementation exposes: `mismatches`
+  // by default. A real cluster's adapter leaves out what it documents it cannot match
+  // (the Kafka adapter: a broker view that the trace shows stale, docs/conformance.md).
+  virtual std::vector<std::string> differences(const Condition& c, const PartitionObservation& o) {
+    return mismatches(c, o);
+  }
   // Lets the cluster run by itself (no client request, no fault) until `c` holds.
   // Returns false, saying why in `why`, when it cannot get there within its budget.
   virtual bool wait_until(const Condition& c, std::string* why) = 0;

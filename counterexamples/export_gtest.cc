@@ -221,7 +221,7 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
 
   out << "  // The end: every observation the trace ends with.\n  {\n";
   condition_code(out, need(expected, "expected", "final"), ordered_json(), "    ");
-  out << "    const std::vector<std::string> differences = mismatches(c, cluster->describe_partition());\n"
+  out << "    const std::vector<std::string> differences = cluster->differences(c, cluster->describe_partition());\n"
       << "    EXPECT_TRUE(differences.empty()) << \"final state differs: \" << (differences.empty() ? \"\" : "
          "differences.front());\n  }\n";
 

@@ -18,6 +18,12 @@ if [[ "${1:-}" == "--sanitize" ]]; then
 fi
 
 "$root/scripts/install-deps.sh"
+# The conformance tests (ctest label `kafka`) run real Apache Kafka: a JDK, Maven, the
+# driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). The sanitizer pass
+# excludes them (.ci/run: -LE 'slow|kafka'): nothing of ours is instrumented in a JVM.
+if [[ -z "${build_args[*]}" ]]; then
+  "$root/scripts/install-kafka.sh"
+fi
 # Build and test times are printed apart: CI's budget is mostly build time.
 start=$SECONDS
 "$root/scripts/build.sh" "${build_args[@]}"

@@ -1,0 +1,67 @@
+// `isrcheck witness [--config F] [--set k=v]... --script "produce; kill leader; consume"
+// --trace-out FILE`: the model's trace of a client script on a settled cluster (the
+// shortest path that performs the script, each operation in a settled state:
+// conformance/witness.h), for scenarios that are not counterexamples. Exit 0 with the
+// trace written, 1 when the model cannot perform the script within its bounds.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "conformance/witness.h"
+
+namespace isr::cli {
+namespace {
+
+struct WitnessOptions {
+  ConfigOptions config;
+  std::string script;
+  std::string description;
+  std::string trace_out;
+  size_t max_states = 2000000;
+};
+
+void run_witness(const WitnessOptions& options) {
+  const spec::Config config = load_config(options.config);
+  std::vector<conformance::ScriptOp> script;
+  try {
+    script = conformance::parse_script(options.script);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--script", e.what());
+  }
+  const conformance::WitnessResult r = conformance::find_witness(
+      config, script, options.description.empty() ? "the model's run of: " + options.script : options.description,
+      options.max_states);
+  if (!r.found) {
+    std::cout << "no witness: " << r.why << "\n";
+    set_exit_code(1);
+    return;
+  }
+  std::ofstream out(options.trace_out);
+  if (!out || !(out << r.trace.dump(1) << "\n") || !out.flush()) {
+    throw UsageError("--trace-out", "cannot write " + options.trace_out);
+  }
+  std::cout << "witness: " << r.trace["steps"].size() - 1 << " steps (" << r.states << " states searched), written to "
+            << options.trace_out << "\n";
+}
+
+}  // namespace
+
+void add_witness_command(CLI::App& app) {
+  auto options = std::make_shared<WitnessOptions>();
+  CLI::App* command = app.add_subcommand(
+      "witness", "The model's trace of a client script on a settled cluster (for conformance scenarios)");
+  add_config_options(*command, options->config);
+  command->add_option("--script", options->script,
+                      "Operations separated by ';': produce, timeout, consume, kill N|leader, clean N|leader, "
+                      "disk N|leader, restart N, cut N SIDE, heal N SIDE, elect N")
+      ->required();
+  command->add_option("--description", options->description, "What the trace shows, for people");
+  command->add_option("--trace-out", options->trace_out, "Write the trace here (trace format v1)")->required();
+  command->add_option("--max-states", options->max_states, "Search at most this many states")->capture_default_str();
+  command->callback([options] { run_witness(*options); });
+}
+
+}  // namespace isr::cli

@@ -1,0 +1,209 @@
+// The shared driver and cluster of a conformance run (see kafka_session.h).
+#include "conformance/kafka_session.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "conformance/driver_process.h"
+
+namespace isr::conformance {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Broker settings the topic config also sets: they do not make clusters differ.
+bool topic_level(const std::string& key) {
+  return key == "min.insync.replicas" || key == "unclean.leader.election.enable" ||
+         key == "log.flush.interval.messages";
+}
+
+const json& section(const json& doc, const char* name) {
+  if (!doc.contains(name) || !doc[name].is_object()) {
+    throw std::invalid_argument(std::string(name) + ": missing or not an object");
+  }
+  return doc[name];
+}
+
+std::string topic_name(int n, const std::string& scenario) {
+  std::string out = "isrcheck-" + std::to_string(n) + "-";
+  for (char c : scenario) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    out += ok ? c : '-';
+  }
+  return out.substr(0, 200);
+}
+
+}  // namespace
+
+KafkaSession::KafkaSession(KafkaOptions options) : options_(std::move(options)) {
+  factory_ = [this](const std::string& root) -> std::unique_ptr<Driver> {
+    return std::make_unique<DriverProcess>(options_.driver_command, root + "/driver.stderr.log",
+                                           std::chrono::seconds(60));
+  };
+}
+
+KafkaSession::KafkaSession(KafkaOptions options, DriverFactory factory)
+    : options_(std::move(options)), factory_(std::move(factory)) {}
+
+KafkaSession::~KafkaSession() { stop(); }
+
+void KafkaSession::stop() {
+  if (driver_) driver_->stop();
+  driver_.reset();
+  cluster_key_ = json();
+}
+
+void KafkaSession::ensure_driver() {
+  if (driver_) return;
+  fs::create_directories(options_.work_root);
+  driver_ = factory_(options_.work_root);
+}
+
+json KafkaSession::call(json request, std::chrono::milliseconds budget) {
+  ensure_driver();
+  return driver_->call(std::move(request), budget);
+}
+
+std::vector<int> KafkaSession::broker_ids() const {
+  std::vector<int> out;
+  for (const json& n : cluster_info_.value("nodes", json::array())) {
+    for (const json& role : n.value("roles", json::array()))
+      if (role == "broker") out.push_back(n.at("id").get<int>());
+  }
+  return out;
+}
+
+void KafkaSession::note_paused(int node, bool paused) {
+  if (paused) paused_.insert(node); else paused_.erase(node);
+}
+void KafkaSession::note_cut(int node, const std::string& side, bool cut) {
+  if (cut) cuts_.insert({node, side}); else cuts_.erase({node, side});
+}
+void KafkaSession::note_alive(int node, bool alive) {
+  if (alive) dead_.erase(node); else dead_.insert(node);
+}
+
+void KafkaSession::start_cluster(const json& scenario, const json& key) {
+  if (!cluster_key_.is_null()) {
+    call({{"op", "stop_cluster"}}, std::chrono::seconds(60));
+    cluster_key_ = json();
+  }
+  const json& cluster = section(scenario, "cluster");
+  work_dir_ = options_.work_root + "/cluster-" + std::to_string(++clusters_);
+  fs::remove_all(work_dir_);
+  driver_->watch_work_dir(work_dir_);
+  json features = json::object();
+  const json features_1 = cluster.value("features", json::object());
+  for (const auto& [k, v] : features_1.items()) {
+    features[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  json broker_config = json::object();
+  const json broker_config_2 = cluster.value("broker_config", json::object());
+  for (const auto& [k, v] : broker_config_2.items()) {
+    broker_config[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  cluster_info_ = call({{"op", "start_cluster"},
+                        {"work_dir", work_dir_},
+                        {"kafka_version", options_.kafka_version},
+                        {"nodes", cluster.at("nodes")},
+                        {"voters", cluster.at("controller").at("voters")},
+                        {"broker_config", broker_config},
+                        {"features", features},
+                        {"timeout_ms", 120000}},
+                       std::chrono::seconds(150));
+  cluster_key_ = key;
+  reusable_ = true;
+  paused_.clear();
+  dead_.clear();
+  cuts_.clear();
+  started_new_ = true;
+}
+
+void KafkaSession::restore() {
+  for (int n : std::set<int>(paused_)) {
+    call({{"op", "resume"}, {"node", n}}, std::chrono::seconds(15));
+    paused_.erase(n);
+  }
+  for (const auto& [n, side] : std::set<std::pair<int, std::string>>(cuts_)) {
+    call({{"op", "heal"}, {"node", n}, {"side", side}}, std::chrono::seconds(15));
+    cuts_.erase({n, side});
+  }
+  for (int n : std::set<int>(dead_)) {
+    call({{"op", "start"}, {"node", n}, {"wait_unfenced", true}, {"timeout_ms", 60000}},
+         std::chrono::seconds(75));
+    dead_.erase(n);
+  }
+}
+
+std::string KafkaSession::prepare(const json& scenario) {
+  const auto started = std::chrono::steady_clock::now();
+  const json& cluster = section(scenario, "cluster");
+  const json& topic = section(scenario, "topic");
+  if (!cluster.contains("nodes") || !cluster["nodes"].is_array()) {
+    throw std::invalid_argument("cluster.nodes: missing or not an array");
+  }
+  if (!cluster.contains("controller") || !cluster["controller"].contains("voters")) {
+    throw std::invalid_argument("cluster.controller.voters: missing");
+  }
+  json broker_key = json::object();
+  const json broker_config_3 = cluster.value("broker_config", json::object());
+  for (const auto& [k, v] : broker_config_3.items())
+    if (!topic_level(k)) broker_key[k] = v;
+  const json key = {{"version", options_.kafka_version},
+                    {"nodes", cluster["nodes"]},
+                    {"voters", cluster["controller"]["voters"]},
+                    {"broker_config", broker_key},
+                    {"features", cluster.value("features", json::object())}};
+  ensure_driver();
+  started_new_ = false;
+  bool reused = false;
+  if (options_.reuse_cluster && reusable_ && cluster_key_ == key) {
+    try {
+      restore();
+      reused = true;
+    } catch (const DriverError&) {
+      reused = false;  // could not undo the last scenario's faults: a new cluster
+    }
+  }
+  if (!reused) start_cluster(scenario, key);
+
+  json config = json::object();
+  const json config_4 = topic.value("config", json::object());
+  for (const auto& [k, v] : config_4.items()) {
+    config[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  const std::string name = topic_name(++topics_, scenario.value("name", "scenario"));
+  call({{"op", "create_topic"}, {"name", name}, {"replicas", topic.at("replicas")}, {"config", config},
+        {"timeout_ms", 30000}},
+       std::chrono::seconds(40));
+
+  const json producer = section(scenario, "clients").value("producer", json::object());
+  const bool idempotent = producer.value("enable.idempotence", false);
+  json request = {{"op", "producer"},
+                  {"acks", producer.value("acks", "all")},
+                  {"enable_idempotence", idempotent},
+                  {"max_in_flight", producer.value("max.in.flight.requests.per.connection", 1)},
+                  {"linger_ms", 0}};
+  // The model's retry bound is the number of resends; Kafka refuses an idempotent
+  // producer with retries=0 (ProducerConfig: "Must set retries to non-zero when using the
+  // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
+  // delivery.timeout.ms), which is what "idempotent" means for an application.
+  request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
+  call(request, std::chrono::seconds(20));
+  // A producer fetches a topic's metadata at its first send; steering that pauses a broker
+  // before that send needs it fetched already. Drivers without the op answer bad_request.
+  producer_warm_ = false;
+  try {
+    call({{"op", "warm_producer"}, {"topic", name}, {"timeout_ms", 5000}}, std::chrono::seconds(15));
+    producer_warm_ = true;
+  } catch (const DriverError& e) {
+    if (e.kind != "bad_request") throw;
+  }
+  last_setup_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return name;
+}
+
+}  // namespace isr::conformance

@@ -1,0 +1,466 @@
+// The Kafka adapter (see real_kafka_cluster.h).
+#include "conformance/real_kafka_cluster.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace isr::conformance {
+
+using nlohmann::json;
+using cut::SendResult;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Stand-ins for values the driver could not read (listed in its `unknown`): never equal
+// to anything a scenario expects, so an unknown field is never taken for a match.
+constexpr int kUnknown = -999;
+
+std::optional<SendResult> send_result_of(const std::string& name) {
+  if (name == "acked") return SendResult::Acked;
+  if (name == "pending") return SendResult::Pending;
+  if (name == "unsent") return SendResult::Unsent;
+  if (name == "NOT_ENOUGH_REPLICAS") return SendResult::NotEnoughReplicas;
+  if (name == "NOT_ENOUGH_REPLICAS_AFTER_APPEND") return SendResult::NotEnoughReplicasAfterAppend;
+  if (name == "REQUEST_TIMED_OUT") return SendResult::RequestTimedOut;
+  if (name == "NOT_LEADER_OR_FOLLOWER") return SendResult::NotLeaderOrFollower;
+  return std::nullopt;
+}
+
+SendResult mapped(const std::string& name, int record) {
+  const std::optional<SendResult> r = send_result_of(name);
+  if (!r) {
+    throw UnexpectedAnswer("the send of record " + std::to_string(record) + " ended with " + name +
+                           ", which no scenario expects (allowed: acked, pending, NOT_ENOUGH_REPLICAS, "
+                           "NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER)");
+  }
+  return *r;
+}
+
+int int_or(const json& v, int none) { return v.is_number_integer() ? v.get<int>() : none; }
+
+std::vector<int> ints_or_unknown(const json& v) {
+  std::vector<int> out;
+  if (!v.is_array()) return {kUnknown};
+  for (const json& x : v) out.push_back(x.get<int>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* side_text(cut::NetworkSide side) {
+  switch (side) {
+    case cut::NetworkSide::Quorum: return "quorum";
+    case cut::NetworkSide::Brokers: return "brokers";
+    case cut::NetworkSide::Clients: return "clients";
+  }
+  return "?";
+}
+
+bool view_current(const cut::Condition& c, const cut::ReplicaCondition& r) {
+  if (!r.has_view && !r.view_leader && !r.view_leader_epoch && !r.view_isr) return true;  // nothing asked
+  if (r.has_view && !*r.has_view) return false;  // not replayed since start in the trace
+  return r.view_leader == c.leader && r.view_leader_epoch == c.leader_epoch && r.view_isr == c.isr;
+}
+
+}  // namespace
+
+std::string generation_of_release(const std::string& v) {
+  if (v.rfind("4.", 0) == 0) return "kip-966";
+  if (v.rfind("3.5", 0) == 0 || v.rfind("3.6", 0) == 0 || v.rfind("3.7", 0) == 0 || v.rfind("3.8", 0) == 0 ||
+      v.rfind("3.9", 0) == 0) {
+    return "kip-903";
+  }
+  return "";
+}
+
+std::string not_executable_reason(const json& scenario, const std::string& kafka_version) {
+  const json steps = scenario.value("steps", json::array());
+  const json protocol = scenario.value("cluster", json::object()).value("protocol", json::object());
+  const std::string generation = protocol.value("generation", "");
+  const std::string release_generation = generation_of_release(kafka_version);
+  if (!generation.empty() && generation != release_generation) {
+    return "the trace is of protocol generation " + generation + " (Kafka " + protocol.value("kafka_versions", "?") +
+           "), and Kafka " + kafka_version + " implements " +
+           (release_generation.empty() ? std::string("an unknown one") : release_generation) +
+           ": run it with --kafka-version of that generation";
+  }
+  std::vector<int> voters;
+  if (scenario.contains("cluster")) {
+    for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
+      voters.push_back(v.get<int>());
+  }
+  for (const json& s : steps) {
+    if (s.value("op", "") != "crash") continue;
+    const std::string kind = s.value("kind", "");
+    const int node = s.value("node", -1);
+    const std::string where = "step " + std::to_string(s.value("step", 0)) + " (" + s.value("description", "crash") + ")";
+    if (kind == "power") {
+      return where + ": power loss: unflushed data cannot be dropped on this machine (kill -9 keeps the OS page "
+                     "cache, and there is no fault-injecting file system such as LazyFS here)";
+    }
+    if (kind == "disk" && std::find(voters.begin(), voters.end(), node) != voters.end() &&
+        scenario["cluster"].value("controller", json::object()).value("placement", "") == "combined") {
+      return where + ": disk loss of a combined broker+controller node also wipes its KRaft metadata log and "
+                     "voter state, which the partition model keeps; such a scenario needs dedicated controllers";
+    }
+  }
+  return "";
+}
+
+std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::PartitionObservation& o,
+                                          std::vector<std::string>* skipped) {
+  cut::Condition mapped_c = c;
+  // The trace's HW is the acting leader's; "none" because the elected leader has not yet
+  // replayed its own election (its view stale) is the same unheld metadata propagation.
+  if (c.hw && *c.hw == cut::kNone && c.leader && *c.leader >= 0) {
+    auto it = c.replicas.find(*c.leader);
+    if (it != c.replicas.end() && !view_current(c, it->second)) {
+      if (skipped != nullptr) {
+        skipped->push_back("hw: none in the trace only because leader " + std::to_string(*c.leader) +
+                           " has not replayed its election there, not compared");
+      }
+      mapped_c.hw.reset();
+    }
+  }
+  for (auto& [node, r] : mapped_c.replicas) {
+    if (view_current(c, r)) continue;
+    if (skipped != nullptr) {
+      skipped->push_back("replica " + std::to_string(node) +
+                         " view: stale in the trace (broker has not replayed the controller's last change), "
+                         "not compared");
+    }
+    r.has_view.reset();
+    r.view_leader.reset();
+    r.view_leader_epoch.reset();
+    r.view_isr.reset();
+  }
+  return cut::mismatches(mapped_c, o);
+}
+
+RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
+    : session_(session), scenario_(std::move(scenario)) {
+  const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
+  if (!reason.empty()) throw NotExecutable(reason);
+  topic_ = session_.prepare(scenario_);
+  SteeringTimes times;
+  times.producer_has_metadata = session_.producer_has_metadata();
+  plan_ = plan_steering(scenario_, times);
+}
+
+RealKafkaCluster::~RealKafkaCluster() {
+  // Releases still due (an aborted run): the session undoes faults before the next use.
+  if (!at_end_done_) {
+    try {
+      for (const SteerAction& a : plan_.at_end) run(a);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+const json* RealKafkaCluster::step_json(int step) const {
+  const json& steps = scenario_.at("steps");
+  if (step < 1 || step > static_cast<int>(steps.size())) return nullptr;
+  return &steps[static_cast<size_t>(step - 1)];
+}
+
+int RealKafkaCluster::begin(const std::string& op) {
+  const json& steps = scenario_.at("steps");
+  for (size_t i = cursor_; i < steps.size(); ++i) {
+    if (steps[i].value("op", "") != op) continue;
+    if (i != cursor_) {
+      notes_.push_back("call " + op + " skipped scenario steps " + std::to_string(cursor_ + 1) + ".." +
+                       std::to_string(i) + ": their steering did not run");
+    }
+    cursor_ = i + 1;
+    const int step = static_cast<int>(i) + 1;
+    auto it = plan_.steps.find(step);
+    if (it != plan_.steps.end()) {
+      for (const SteerAction& a : it->second.before) run(a);
+    }
+    return step;
+  }
+  notes_.push_back("call " + op + " matches no remaining scenario step: run without steering");
+  return 0;
+}
+
+void RealKafkaCluster::end(int step) {
+  auto it = plan_.steps.find(step);
+  if (step == 0 || it == plan_.steps.end()) return;
+  for (const SteerAction& a : it->second.after) run(a);
+}
+
+void RealKafkaCluster::run(const SteerAction& a) {
+  const milliseconds budget(15000);
+  switch (a.kind) {
+    case SteerAction::Kind::Pause:
+      session_.call({{"op", "pause"}, {"node", a.node}}, budget);
+      session_.note_paused(a.node, true);
+      break;
+    case SteerAction::Kind::Resume:
+      session_.call({{"op", "resume"}, {"node", a.node}}, budget);
+      session_.note_paused(a.node, false);
+      break;
+    case SteerAction::Kind::Cut:
+      session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
+      session_.note_cut(a.node, "brokers", true);
+      break;
+    case SteerAction::Kind::Heal:
+      session_.call({{"op", "heal"}, {"node", a.node}, {"side", "brokers"}}, budget);
+      session_.note_cut(a.node, "brokers", false);
+      break;
+    case SteerAction::Kind::Sleep:
+      std::this_thread::sleep_for(milliseconds(a.ms));
+      break;
+  }
+  notes_.push_back("steered: " + describe(a));
+}
+
+SendResult RealKafkaCluster::produce(int record, int broker) {
+  (void)broker;  // a real client finds the leader itself
+  const int step = begin("produce");
+  const json* s = step_json(step);
+  const std::string expect = s != nullptr ? s->value("expect", "") : "";
+  const int wait_ms = expect == "pending" ? 1000 : 5000;
+  const json r = session_.call({{"op", "produce"}, {"record", record}, {"wait_ms", wait_ms}},
+                               milliseconds(wait_ms + 15000));
+  last_send_answer_ = r.value("result", "?");
+  SendResult result = mapped(last_send_answer_, record);
+  // acks=all: the leader answers only after its ISR fetched the record, so an ack means the
+  // request passed through "appended, waiting for the ISR" (the trace's pending). When the
+  // trace's very next step is a wait that shows this send acked, the cluster merely took
+  // that wait's fetches within milliseconds: the send was pending when the leader handled it.
+  if (result == SendResult::Acked && expect == "pending" && s != nullptr) {
+    const json* next = step_json(step + 1);
+    const std::string acks = s->value("acks", json("")).is_string() ? s->value("acks", "") : "";
+    if (acks == "all" && next != nullptr && next->value("op", "") == "wait" &&
+        next->at("until").value("sends", json::object()).value(std::to_string(record), "") == "acked") {
+      notes_.push_back("step " + std::to_string(step) + ": record " + std::to_string(record) +
+                       " acked within " + std::to_string(wait_ms) +
+                       " ms (acks=all: after the ISR's fetches, which the trace takes in step " +
+                       std::to_string(step + 1) + "): pending when the leader handled it");
+      result = SendResult::Pending;
+    }
+  }
+  end(step);
+  return result;
+}
+
+SendResult RealKafkaCluster::expire_send(int record) {
+  const int step = begin("expire_send");
+  const json r = session_.call({{"op", "await_send"}, {"record", record}, {"timeout_ms", 15000}},
+                               milliseconds(30000));
+  last_send_answer_ = r.value("result", "?");
+  end(step);
+  return mapped(last_send_answer_, record);
+}
+
+std::optional<int> RealKafkaCluster::consume(int offset, int broker) {
+  (void)broker;
+  const int step = begin("consume");
+  const json r = session_.call({{"op", "consume"}, {"offset", offset}, {"timeout_ms", 3000}}, milliseconds(15000));
+  end(step);
+  if (!r.contains("record") || r["record"].is_null()) return std::nullopt;
+  return r["record"].get<int>();
+}
+
+void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> leader_after) {
+  (void)leader_after;  // the controller decides by itself
+  const int step = begin("crash");
+  switch (kind) {
+    case cut::CrashKind::Kill:
+      session_.call({{"op", "kill"}, {"node", node}}, milliseconds(20000));
+      break;
+    case cut::CrashKind::Clean:
+      try {
+        session_.call({{"op", "stop"}, {"node", node}, {"timeout_ms", 30000}}, milliseconds(45000));
+      } catch (const DriverError& e) {
+        if (e.kind != "timeout") throw;
+        notes_.push_back("step " + std::to_string(step) + ": controlled shutdown of N" + std::to_string(node) +
+                         " did not end within 30 s; the driver killed it");
+      }
+      break;
+    case cut::CrashKind::DiskLoss: {
+      const json r = session_.call({{"op", "disk_loss"}, {"node", node}}, milliseconds(30000));
+      if (r.value("combined_voter", false)) session_.note_voter_disk_lost();
+      break;
+    }
+    case cut::CrashKind::PowerLoss:
+      throw NotExecutable("power loss: unflushed data cannot be dropped on this machine");
+  }
+  session_.note_paused(node, false);
+  session_.note_alive(node, false);
+  end(step);
+}
+
+void RealKafkaCluster::restart(int node) {
+  const int step = begin("restart");
+  session_.call({{"op", "start"}, {"node", node}, {"timeout_ms", 60000}}, milliseconds(75000));
+  session_.note_alive(node, true);
+  end(step);
+}
+
+void RealKafkaCluster::cut(int node, cut::NetworkSide side) {
+  const int step = begin("cut");
+  session_.call({{"op", "cut"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
+  session_.note_cut(node, side_text(side), true);
+  end(step);
+}
+
+void RealKafkaCluster::heal(int node, cut::NetworkSide side) {
+  const int step = begin("heal");
+  session_.call({{"op", "heal"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
+  session_.note_cut(node, side_text(side), false);
+  end(step);
+}
+
+void RealKafkaCluster::elect_preferred(int leader) {
+  const int step = begin("elect_preferred");
+  session_.call({{"op", "elect_preferred"}, {"leader", leader}, {"timeout_ms", 30000}}, milliseconds(45000));
+  end(step);
+}
+
+cut::PartitionObservation RealKafkaCluster::describe_partition() {
+  const json d = session_.call({{"op", "describe"}, {"topic", topic_}, {"timeout_ms", 5000}}, milliseconds(20000));
+  const json sends = session_.call({{"op", "sends"}}, milliseconds(10000));
+  last_describe_ = d;
+  last_describe_["sends"] = sends.value("sends", json::object());
+  cut::PartitionObservation o;
+  o.leader = d.contains("leader") && d["leader"].is_null() && !d.value("unknown", json::array()).contains("leader")
+                 ? cut::kNone
+                 : int_or(d.value("leader", json()), kUnknown);
+  o.leader_epoch = int_or(d.value("leader_epoch", json()), kUnknown);
+  o.isr = ints_or_unknown(d.value("isr", json()));
+  o.elr = ints_or_unknown(d.value("elr", json::array()));
+  o.last_known_elr = ints_or_unknown(d.value("last_known_elr", json::array()));
+  o.fenced = ints_or_unknown(d.value("fenced", json()));
+  const bool hw_unknown = [&] {
+    for (const json& u : d.value("unknown", json::array()))
+      if (u == "hw") return true;
+    return false;
+  }();
+  o.hw = d.value("hw", json()).is_number_integer() ? d["hw"].get<int>() : (hw_unknown ? kUnknown : cut::kNone);
+  // The scenario's hw is the acting leader's (null when no live broker leads the committed
+  // epoch). A listed leader whose process is down (no quorum to fence it) acts as nothing:
+  // that is "no HW", not an unknown one.
+  if (o.hw == kUnknown && o.leader >= 0) {
+    const json leader_replica = d.value("replicas", json::object()).value(std::to_string(o.leader), json::object());
+    if (leader_replica.value("alive", true) == false) o.hw = cut::kNone;
+  }
+  const json replicas_1 = d.value("replicas", json::object());
+  for (const auto& [id, r] : replicas_1.items()) {
+    cut::ReplicaObservation rep;
+    rep.alive = r.value("alive", false);
+    rep.leo = int_or(r.value("leo", json()), kUnknown);
+    for (const json& e : r.value("log", json::array())) rep.log.push_back({e[0].get<int>(), e[1].get<int>()});
+    const json view = r.value("view", json());
+    rep.has_view = view.is_object();
+    if (rep.has_view) {
+      rep.view_leader = int_or(view.value("leader", json()), cut::kNone);
+      rep.view_leader_epoch = int_or(view.value("leader_epoch", json()), kUnknown);
+      rep.view_isr = ints_or_unknown(view.value("isr", json()));
+    }
+    o.replicas[std::stoi(id)] = rep;
+  }
+  for (const auto& [record, result] : last_describe_["sends"].items()) {
+    const std::optional<SendResult> r = send_result_of(result.get<std::string>());
+    // An answer outside the vocabulary shows as unsent, and the report prints the raw one.
+    o.sends[std::stoi(record)] = r ? *r : SendResult::Unsent;
+  }
+  return o;
+}
+
+bool RealKafkaCluster::wait_until(const cut::Condition& c, std::string* why) {
+  const auto started = Clock::now();
+  int step = 0;
+  const size_t total = scenario_.at("steps").size();
+  const bool is_initial = !initial_done_;
+  const bool is_final = initial_done_ && cursor_ >= total;
+  if (is_initial) {
+    initial_done_ = true;
+  } else if (!is_final) {
+    step = begin("wait");
+  }
+  const auto deadline = started + session_.options().wait_budget;
+  std::vector<std::string> last;
+  std::vector<std::string> skipped;
+  bool met = false;
+  for (;;) {
+    skipped.clear();
+    last = kafka_mismatches(c, describe_partition(), &skipped);
+    if (last.empty()) {
+      met = true;
+      break;
+    }
+    if (Clock::now() >= deadline) break;
+    if (interrupt_flag().load()) throw Interrupted();
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  wait_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
+  for (const std::string& s : skipped) notes_.push_back((step ? "step " + std::to_string(step) + ": " : "") + s);
+  if (met) {
+    end(step);
+    if (is_final && !at_end_done_) {
+      at_end_done_ = true;
+      for (const SteerAction& a : plan_.at_end) run(a);
+    }
+    return true;
+  }
+  if (why != nullptr) {
+    *why = "not reached within " + std::to_string(session_.options().wait_budget.count()) + " ms; last observation differs in:";
+    for (const std::string& m : last) *why += "\n  " + m;
+  }
+  return false;
+}
+
+std::vector<std::string> read_driver_command(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    // The output directory of scripts/install-kafka.sh: the driver jar, the driver's
+    // classpath file, and one <version>/classpath.txt per Kafka release.
+    const fs::path dir = fs::absolute(file);
+    const fs::path jar = dir / "driver" / "target" / "isrcheck-conformance-driver.jar";
+    std::ifstream cp(dir / "driver" / "classpath.txt");
+    std::string classpath((std::istreambuf_iterator<char>(cp)), std::istreambuf_iterator<char>());
+    while (!classpath.empty() && (classpath.back() == '\n' || classpath.back() == ' ')) classpath.pop_back();
+    if (!fs::exists(jar) || !cp) {
+      throw std::invalid_argument(file + ": no driver jar or classpath (run scripts/install-kafka.sh)");
+    }
+    return {"java", "-cp", jar.string() + (classpath.empty() ? "" : ":" + classpath),
+            "org.isrcheck.conformance.Driver", "--kafka-classpath-dir", dir.string()};
+  }
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(file + ": cannot read the driver command (run scripts/install-kafka.sh)");
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  if (out.empty()) throw std::invalid_argument(file + ": empty driver command");
+  return out;
+}
+
+KafkaSession& shared_session() {
+  static KafkaSession* session = [] {
+    KafkaOptions options;
+    const char* driver = std::getenv("ISRCHECK_KAFKA_DRIVER");
+    options.driver_command = read_driver_command(driver != nullptr ? driver : "build/conformance");
+    if (const char* v = std::getenv("ISRCHECK_KAFKA_VERSION")) options.kafka_version = v;
+    const char* work = std::getenv("ISRCHECK_KAFKA_WORK");
+    options.work_root = work != nullptr ? work
+                                        : (std::filesystem::temp_directory_path() /
+                                           ("isrcheck-kafka-" + std::to_string(::getpid())))
+                                              .string();
+    auto* s = new KafkaSession(std::move(options));
+    // Stopped at exit: no JVM outlives the test process.
+    std::atexit([] { shared_session().stop(); });
+    return s;
+  }();
+  return *session;
+}
+
+}  // namespace isr::conformance

@@ -1,0 +1,118 @@
+// A ClusterUnderTest (counterexamples/cluster_under_test.h) that is a real Apache Kafka
+// cluster, run by the conformance driver (kafka_session.h), so that the scenarios and the
+// generated GoogleTest files that run against the model run unchanged against Kafka.
+//
+// The adapter follows the scenario it was built for, step by step: each call is matched
+// with the scenario's next step of that kind, and the steering plan (steering.h) of that
+// step runs around it (the pause or cut that keeps the cluster on the trace's path).
+//
+// Observables are compared on what Kafka exposes (kafka_mismatches below, documented in
+// docs/conformance.md): exactly, field by field, except a broker's metadata view that
+// the trace shows stale (the trace stopped between the controller's decision and that
+// broker's replay of it; Kafka replays within milliseconds and the harness does not hold
+// metadata back), which is not compared.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "conformance/kafka_session.h"
+#include "conformance/steering.h"
+#include "counterexamples/cluster_under_test.h"
+
+namespace isr::conformance {
+
+// The cluster answered something the scenario vocabulary has no name for (an unexpected
+// Kafka error class): a divergence, reported with the answer.
+struct UnexpectedAnswer : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A scenario step the harness cannot perform faithfully here.
+struct NotExecutable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Why a scenario cannot run faithfully on this machine against `kafka_version`, or empty.
+std::string not_executable_reason(const nlohmann::json& scenario, const std::string& kafka_version);
+
+// The model's protocol generation a Kafka release implements (MODEL.md section 3):
+// kip-966 for 4.x, kip-903 for 3.5 to 3.9; empty when unknown.
+std::string generation_of_release(const std::string& kafka_version);
+
+// The fields of `o` that break `c`, as cut::mismatches, on what Kafka exposes: the view
+// of a broker that `c` shows stale (not the committed leader, epoch and ISR of `c`) is not
+// compared. `skipped` receives one line per field left out and why.
+std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::PartitionObservation& o,
+                                          std::vector<std::string>* skipped = nullptr);
+
+class RealKafkaCluster : public cut::ClusterUnderTest {
+ public:
+  // Prepares `session`'s cluster for `scenario` (a fresh topic). Throws DriverError,
+  // NotExecutable, std::invalid_argument.
+  RealKafkaCluster(KafkaSession& session, nlohmann::json scenario);
+  ~RealKafkaCluster() override;
+
+  cut::SendResult produce(int record, int broker) override;
+  cut::SendResult expire_send(int record) override;
+  std::optional<int> consume(int offset, int broker) override;
+  void crash(int node, cut::CrashKind kind, std::optional<int> leader_after) override;
+  void restart(int node) override;
+  void cut(int node, cut::NetworkSide side) override;
+  void heal(int node, cut::NetworkSide side) override;
+  void elect_preferred(int leader) override;
+  cut::PartitionObservation describe_partition() override;
+  std::vector<std::string> differences(const cut::Condition& c, const cut::PartitionObservation& o) override {
+    return kafka_mismatches(c, o);
+  }
+  bool wait_until(const cut::Condition& c, std::string* why) override;
+
+  // What happened besides the operations: steering actions, mappings applied.
+  const std::vector<std::string>& notes() const { return notes_; }
+  const SteeringPlan& plan() const { return plan_; }
+  // The last `describe` answer (raw), for reports.
+  const nlohmann::json& last_describe() const { return last_describe_; }
+  // Raw result of the last produce / expire_send ("acked", "pending", an Errors name).
+  const std::string& last_send_answer() const { return last_send_answer_; }
+  const std::string& topic() const { return topic_; }
+  double seconds_in_waits() const { return wait_seconds_; }
+
+ private:
+  // Matches a call with the next scenario step of `op` and runs its `before` actions;
+  // returns the step number (0 when none matches: no steering).
+  int begin(const std::string& op);
+  void end(int step);
+  void run(const SteerAction& a);
+  const nlohmann::json* step_json(int step) const;
+
+  KafkaSession& session_;
+  nlohmann::json scenario_;
+  SteeringPlan plan_;
+  std::string topic_;
+  size_t cursor_ = 0;        // index of the next scenario step
+  bool initial_done_ = false;
+  bool at_end_done_ = false;
+  std::vector<std::string> notes_;
+  nlohmann::json last_describe_;
+  std::string last_send_answer_;
+  double wait_seconds_ = 0;
+};
+
+// The process-wide session the generated GoogleTests share (make_cluster_under_test):
+// built on first use from the environment (docs/conformance.md): ISRCHECK_KAFKA_DRIVER
+// (see read_driver_command; default build/conformance), ISRCHECK_KAFKA_VERSION
+// (default 4.4.0) and ISRCHECK_KAFKA_WORK (default a fresh directory under /tmp).
+KafkaSession& shared_session();
+
+// The driver's command line: from the directory scripts/install-kafka.sh builds into
+// (build/conformance: the driver jar and classpath files), or from a file holding one
+// argument per line. Throws std::invalid_argument naming the path.
+std::vector<std::string> read_driver_command(const std::string& file);
+
+}  // namespace isr::conformance

@@ -1,0 +1,245 @@
+// The steering plan of a scenario (see steering.h).
+#include "conformance/steering.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace isr::conformance {
+
+using nlohmann::json;
+
+namespace {
+
+// What the scenario says about each replica after a step: alive, and the records in its log.
+struct Replica {
+  bool alive = true;
+  std::vector<int> records;
+};
+using Known = std::map<int, Replica>;
+
+bool holds(const Replica& r, int record) {
+  return std::find(r.records.begin(), r.records.end(), record) != r.records.end();
+}
+
+Known from_observation(const json& until, const Known& before) {
+  Known out = before;
+  if (!until.is_object() || !until.contains("replicas")) return out;
+  for (const auto& [id, r] : until["replicas"].items()) {
+    Replica rep;
+    rep.alive = r.value("alive", true);
+    if (r.contains("log") && r["log"].is_array()) {
+      for (const json& e : r["log"])
+        if (e.is_array() && e.size() == 2 && e[1].is_number_integer()) rep.records.push_back(e[1].get<int>());
+    }
+    out[std::stoi(id)] = rep;
+  }
+  return out;
+}
+
+bool appended(const json& step) {
+  const std::string expect = step.value("expect", "");
+  return expect == "acked" || expect == "pending" || expect == "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
+}
+
+int int_field(const json& step, const char* name, const std::string& where) {
+  if (!step.contains(name) || !step[name].is_number_integer()) {
+    throw std::invalid_argument(where + "." + name + ": missing or not an integer");
+  }
+  return step[name].get<int>();
+}
+
+struct Hold {
+  int follower;
+  int record;
+  size_t from;     // index of the produce step
+  size_t until;    // index of the release step
+  bool release_before;  // release before `until` (else after it)
+  bool cut;        // network cut instead of a pause
+  std::string reason;
+};
+
+}  // namespace
+
+std::string describe(const SteerAction& a) {
+  const std::string n = "N" + std::to_string(a.node);
+  switch (a.kind) {
+    case SteerAction::Kind::Pause: return "pause " + n + " (SIGSTOP): " + a.why;
+    case SteerAction::Kind::Resume: return "resume " + n + " (SIGCONT)";
+    case SteerAction::Kind::Cut: return "cut " + n + " brokers side: " + a.why;
+    case SteerAction::Kind::Heal: return "heal " + n + " brokers side";
+    case SteerAction::Kind::Sleep: return "sleep " + std::to_string(a.ms) + " ms: " + a.why;
+  }
+  return "?";
+}
+
+SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
+  if (!scenario.contains("steps") || !scenario["steps"].is_array()) {
+    throw std::invalid_argument("steps: missing or not an array");
+  }
+  const json& steps = scenario["steps"];
+  std::vector<int> replicas;
+  const json& assignment = scenario.contains("topic") ? scenario["topic"].value("replicas", json()) : json();
+  if (!assignment.is_array()) throw std::invalid_argument("topic.replicas: missing or not an array");
+  for (const json& r : assignment) replicas.push_back(r.get<int>());
+
+  // The known state after each step (index i: after steps[i]; `start`: the initial state).
+  const json initial = scenario.contains("initial") ? scenario["initial"].value("until", json()) : json();
+  Known start = from_observation(initial, {});
+  for (int r : replicas) start.emplace(r, Replica{});
+  std::vector<Known> after(steps.size());
+  Known now = start;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const json& s = steps[i];
+    const std::string where = "steps[" + std::to_string(i) + "]";
+    const std::string op = s.value("op", "");
+    if (op == "wait") {
+      now = from_observation(s.value("until", json()), now);
+    } else if (op == "produce" && appended(s)) {
+      now[int_field(s, "broker", where)].records.push_back(int_field(s, "record", where));
+    } else if (op == "crash") {
+      Replica& r = now[int_field(s, "node", where)];
+      r.alive = false;
+      if (s.value("kind", "") == "disk") r.records.clear();
+    } else if (op == "restart") {
+      now[int_field(s, "node", where)].alive = true;
+    }
+    after[i] = now;
+  }
+
+  size_t first_produce = steps.size();
+  for (size_t i = 0; i < steps.size() && first_produce == steps.size(); ++i)
+    if (steps[i].value("op", "") == "produce") first_produce = i;
+  std::vector<Hold> holds_needed;
+  for (size_t p = 0; p < steps.size(); ++p) {
+    const json& s = steps[p];
+    if (s.value("op", "") != "produce" || !appended(s)) continue;
+    const int leader = s["broker"].get<int>();
+    const int record = s["record"].get<int>();
+    for (int f : replicas) {
+      if (f == leader || !after[p].at(f).alive) continue;
+      std::optional<Hold> hold;
+      bool spans_slow = false;
+      for (size_t q = p + 1; q <= steps.size(); ++q) {
+        if (q == steps.size()) {  // the end: held to the last observation
+          hold = Hold{f, record, p, q, true, false, "N" + std::to_string(f) + " never holds record " +
+                                                        std::to_string(record) + " in the trace"};
+          spans_slow = true;
+          break;
+        }
+        const json& t = steps[q];
+        const std::string op = t.value("op", "");
+        if (op == "wait" && holds(after[q].at(f), record)) {
+          if (q == p + 1) break;  // fetched in the wait right after: the cluster does that itself
+          hold = Hold{f, record, p, q, true, false,
+                      "the trace runs step(s) " + std::to_string(p + 2) + ".." + std::to_string(q) +
+                          " before N" + std::to_string(f) + " fetches record " + std::to_string(record)};
+          break;
+        }
+        // The leader stops: the follower can no longer fetch the record from it, unless
+        // another live replica holds it (and may lead next): then the hold goes on.
+        const bool record_elsewhere = [&] {
+          for (const auto& [id, rep] : after[q])
+            if (id != f && id != leader && rep.alive && holds(rep, record)) return true;
+          return false;
+        }();
+        if (op == "crash" && t.value("node", -1) == leader && record_elsewhere) {
+          spans_slow = true;
+          continue;
+        }
+        if (op == "crash" && t.value("node", -1) == leader) {
+          hold = Hold{f, record, p, q, false, false,
+                      "N" + std::to_string(f) + " does not fetch record " + std::to_string(record) +
+                          " before its leader N" + std::to_string(leader) + " stops (step " + std::to_string(q + 1) + ")"};
+          break;
+        }
+        if (op == "crash" && t.value("node", -1) == f) {
+          hold = Hold{f, record, p, q, true, false,
+                      "N" + std::to_string(f) + " stops (step " + std::to_string(q + 1) +
+                          ") without having fetched record " + std::to_string(record)};
+          break;
+        }
+        if (op == "wait" || op == "restart" || op == "expire_send") spans_slow = true;
+      }
+      if (!hold) continue;
+      hold->cut = spans_slow || (p == first_produce && !times.producer_has_metadata);
+      if (hold->cut && !spans_slow) {
+        hold->reason += " (a cut, not a pause: the producer's first send needs metadata from some broker)";
+      }
+      holds_needed.push_back(*hold);
+    }
+  }
+
+  // Merge the holds of one follower that overlap; a cut wins over a pause.
+  std::map<int, std::vector<Hold>> by_follower;
+  for (const Hold& h : holds_needed) by_follower[h.follower].push_back(h);
+  SteeringPlan plan;
+  for (auto& [f, list] : by_follower) {
+    std::sort(list.begin(), list.end(), [](const Hold& a, const Hold& b) { return a.from < b.from; });
+    std::vector<Hold> merged;
+    for (const Hold& h : list) {
+      auto end_of = [](const Hold& x) { return 2 * x.until + (x.release_before ? 0 : 1); };
+      if (!merged.empty() && 2 * h.from < end_of(merged.back())) {
+        Hold& m = merged.back();
+        if (end_of(h) > end_of(m)) {
+          m.until = h.until;
+          m.release_before = h.release_before;
+        }
+        m.cut = m.cut || h.cut;
+        m.reason += "; " + h.reason;
+      } else {
+        merged.push_back(h);
+      }
+    }
+    for (const Hold& h : merged) {
+      const int from_step = static_cast<int>(h.from) + 1;
+      SteerAction start{h.cut ? SteerAction::Kind::Cut : SteerAction::Kind::Pause, f, 0, h.reason};
+      plan.steps[from_step].before.push_back(start);
+      const SteerAction release{h.cut ? SteerAction::Kind::Heal : SteerAction::Kind::Resume, f, 0, ""};
+      std::string until_text;
+      if (h.until == steps.size()) {
+        until_text = "to the end";
+        plan.at_end.push_back(release);
+      } else if (h.release_before) {
+        until_text = "until just before step " + std::to_string(h.until + 1);
+        plan.steps[static_cast<int>(h.until) + 1].before.push_back(release);
+      } else {
+        until_text = "until just after step " + std::to_string(h.until + 1);
+        plan.steps[static_cast<int>(h.until) + 1].after.push_back(release);
+      }
+      plan.notes.push_back("step " + std::to_string(from_step) + ": " + (h.cut ? "cut N" : "paused N") +
+                           std::to_string(f) + (h.cut ? "'s brokers side " : " ") + until_text + ", because " +
+                           h.reason);
+    }
+  }
+  // One settling sleep per step that starts a hold, after the holds and before the op.
+  for (auto& [step, sp] : plan.steps) {
+    const bool starts = std::any_of(sp.before.begin(), sp.before.end(), [](const SteerAction& a) {
+      return a.kind == SteerAction::Kind::Pause || a.kind == SteerAction::Kind::Cut;
+    });
+    if (starts) {
+      sp.before.push_back({SteerAction::Kind::Sleep, -1, 3 * times.fetch_wait_ms,
+                           "longer than replica.fetch.wait.max.ms, so that no fetch parked at the leader carries the record"});
+    }
+  }
+  // Releases first, then holds, within one `before` list: a follower released and held
+  // again at the same step is released by the earlier hold's end.
+  for (auto& [step, sp] : plan.steps) {
+    std::stable_sort(sp.before.begin(), sp.before.end(), [](const SteerAction& a, const SteerAction& b) {
+      auto rank = [](const SteerAction& x) {
+        switch (x.kind) {
+          case SteerAction::Kind::Resume:
+          case SteerAction::Kind::Heal: return 0;
+          case SteerAction::Kind::Pause:
+          case SteerAction::Kind::Cut: return 1;
+          case SteerAction::Kind::Sleep: return 2;
+        }
+        return 3;
+      };
+      return rank(a) < rank(b);
+    });
+  }
+  return plan;
+}
+
+}  // namespace isr::conformance

@@ -1,0 +1,218 @@
+// The settled-path search for a client script (see witness.h).
+#include "conformance/witness.h"
+
+#include <xxhash.h>
+
+#include <array>
+#include <deque>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "counterexamples/export_scenario.h"
+#include "counterexamples/trace.h"
+#include "spec/partition_model.h"
+
+namespace isr::conformance {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kForms =
+    "produce, timeout, consume, kill N|leader, clean N|leader, disk N|leader, restart N, "
+    "cut N quorum|brokers|clients, heal N quorum|brokers|clients, elect N";
+
+struct Node {
+  spec::State state;
+  size_t op = 0;        // script operations done
+  long parent = -1;
+  spec::Action action{};
+};
+
+// Where the model leaves the controller's choice of a new leader open (any eligible
+// replica), Kafka takes the first valid one in assignment order
+// (PartitionChangeBuilder.electAnyLeader / electLeader, kafka-metadata 4.4:
+// targetReplicas.stream().filter(isValidNewLeader).findFirst()). The witness follows
+// Kafka's rule: of the actions that differ only in the leader chosen, the one with the
+// lowest replica id (our assignments are 0, 1, 2, ...), a node before none.
+const char* choice_field(std::string_view kind) {
+  if (kind == "FenceBroker" || kind == "RegisterBroker" || kind == "UnfenceBroker" || kind == "Crash") {
+    return "leader_after";
+  }
+  if (kind == "UncleanElection") return "leader";
+  return nullptr;
+}
+
+int choice_rank(const json& v) { return v.is_number_integer() ? v.get<int>() : 1 << 20; }
+
+uint64_t key_of(const spec::State& s, size_t op) {
+  return XXH3_64bits_withSeed(&s, sizeof s, op);
+}
+
+}  // namespace
+
+std::vector<ScriptOp> parse_script(const std::string& text) {
+  std::vector<ScriptOp> out;
+  std::stringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ';')) {
+    std::istringstream words(part);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.empty()) continue;
+    ScriptOp op;
+    op.kind = w[0];
+    auto bad = [&] { return std::invalid_argument("script operation \"" + part + "\": allowed forms: " + kForms); };
+    auto node_at = [&](size_t i, bool leader_ok) {
+      if (i >= w.size()) throw bad();
+      if (leader_ok && w[i] == "leader") return -1;
+      try {
+        return std::stoi(w[i]);
+      } catch (const std::exception&) {
+        throw bad();
+      }
+    };
+    if (op.kind == "produce" || op.kind == "timeout" || op.kind == "consume") {
+      if (w.size() != 1) throw bad();
+    } else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk") {
+      if (w.size() != 2) throw bad();
+      op.node = node_at(1, true);
+    } else if (op.kind == "restart" || op.kind == "elect") {
+      if (w.size() != 2) throw bad();
+      op.node = node_at(1, false);
+    } else if (op.kind == "cut" || op.kind == "heal") {
+      if (w.size() != 3 || (w[2] != "quorum" && w[2] != "brokers" && w[2] != "clients")) throw bad();
+      op.node = node_at(1, false);
+      op.side = w[2];
+    } else {
+      throw bad();
+    }
+    out.push_back(op);
+  }
+  if (out.empty()) throw std::invalid_argument(std::string("script: empty; allowed forms: ") + kForms);
+  return out;
+}
+
+WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptOp>& script,
+                           const std::string& description, size_t max_states) {
+  const spec::PartitionModel model(config);
+  const json config_json = model.config_json();
+  WitnessResult result;
+  std::vector<Node> nodes;
+  std::unordered_map<uint64_t, long> seen;
+  std::deque<long> queue;
+  for (const spec::State& s : model.initial_states()) {
+    if (seen.emplace(key_of(s, 0), static_cast<long>(nodes.size())).second) {
+      queue.push_back(static_cast<long>(nodes.size()));
+      nodes.push_back({s, 0, -1, {}});
+    }
+  }
+  std::array<spec::Action, spec::kMaxEnabledActions> actions;
+  auto observable = [&](const spec::State& s) {
+    return json(counterexamples::observable_state(model.state_to_json(s), config_json));
+  };
+  // Settled: no internal action changes what a harness observes.
+  auto settled = [&](const spec::State& s, const json& seen_now) {
+    std::array<spec::Action, spec::kMaxEnabledActions> buffer;
+    const int n = model.enabled_actions(s, buffer.data());
+    for (int i = 0; i < n; ++i) {
+      if (counterexamples::is_harness_action(model.action_kind(buffer[i]))) continue;
+      if (observable(model.next_state(s, buffer[i])) != seen_now) return false;
+    }
+    return true;
+  };
+  long goal = -1;
+  while (!queue.empty() && goal < 0) {
+    const long at = queue.front();
+    queue.pop_front();
+    const spec::State s = nodes[at].state;
+    const size_t done = nodes[at].op;
+    const json obs = observable(s);
+    // Settledness costs one successor per internal action: computed only when it matters.
+    int settled_memo = -1;
+    auto is_settled = [&] {
+      if (settled_memo < 0) settled_memo = settled(s, obs) ? 1 : 0;
+      return settled_memo == 1;
+    };
+    if (done == script.size() && is_settled()) {
+      goal = at;
+      break;
+    }
+    const int n = model.enabled_actions(s, actions.data());
+    std::map<std::string, int> best_choice;  // the action without its choice -> lowest rank
+    std::vector<json> action_json(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      action_json[i] = model.action_to_json(actions[i]);
+      const char* f = choice_field(model.action_kind(actions[i]));
+      if (f == nullptr || !action_json[i].contains(f)) continue;
+      json rest = action_json[i];
+      rest.erase(f);
+      const std::string k = rest.dump();
+      const int rank = choice_rank(action_json[i][f]);
+      auto it = best_choice.find(k);
+      if (it == best_choice.end() || rank < it->second) best_choice[k] = rank;
+    }
+    for (int i = 0; i < n; ++i) {
+      const std::string_view kind = model.action_kind(actions[i]);
+      if (const char* f = choice_field(kind); f != nullptr && action_json[i].contains(f)) {
+        json rest = action_json[i];
+        rest.erase(f);
+        if (choice_rank(action_json[i][f]) != best_choice[rest.dump()]) continue;
+      }
+      size_t next_op = done;
+      if (counterexamples::is_harness_action(kind)) {
+        if (done >= script.size()) continue;
+        const ScriptOp& op = script[done];
+        const json& a = action_json[i];
+        const int leader = obs.at("leader").is_number_integer() ? obs["leader"].get<int>() : -1;
+        const int target = op.node >= 0 ? op.node : leader;
+        bool match = false;
+        if (op.kind == "produce") match = kind == "Produce" && a.value("broker", -2) == leader;
+        else if (op.kind == "timeout") match = kind == "ProduceTimeout";
+        else if (op.kind == "consume") match = kind == "Consume" && a.value("broker", -2) == leader;
+        else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk") {
+          match = kind == "Crash" && a.value("node", -2) == target && a.value("mode", "") == op.kind;
+        } else if (op.kind == "restart") match = kind == "Restart" && a.value("node", -2) == target;
+        else if (op.kind == "cut") match = kind == "Cut" && a.value("node", -2) == target && a.value("side", "") == op.side;
+        else if (op.kind == "heal") match = kind == "Heal" && a.value("node", -2) == target && a.value("side", "") == op.side;
+        else if (op.kind == "elect") match = kind == "PreferredElection" && a.value("leader", -2) == target;
+        if (!match || !is_settled()) continue;
+        next_op = done + 1;
+      }
+      const spec::State next = model.next_state(s, actions[i]);
+      if (!seen.emplace(key_of(next, next_op), static_cast<long>(nodes.size())).second) continue;
+      nodes.push_back({next, next_op, at, actions[i]});
+      queue.push_back(static_cast<long>(nodes.size()) - 1);
+    }
+    if (nodes.size() >= max_states) break;
+  }
+  result.states = nodes.size();
+  if (goal < 0) {
+    result.why = "no settled path performs the script within the model's bounds (" + std::to_string(nodes.size()) +
+                 " states searched)";
+    return result;
+  }
+  std::vector<long> path;
+  for (long at = goal; at >= 0; at = nodes[at].parent) path.push_back(at);
+  json steps = json::array();
+  for (size_t i = path.size(); i-- > 0;) {
+    const Node& n = nodes[path[i]];
+    json step = {{"index", steps.size()}};
+    if (n.parent < 0) {
+      step["action"] = nullptr;
+      step["action_name"] = "Init";
+    } else {
+      step["action"] = model.action_to_json(n.action);
+      step["action_name"] = model.action_name(n.action);
+    }
+    step["state"] = model.state_to_json(n.state);
+    steps.push_back(std::move(step));
+  }
+  result.found = true;
+  result.trace = counterexamples::make_trace("partition", config_json, "witness", description, "witness", steps);
+  return result;
+}
+
+}  // namespace isr::conformance

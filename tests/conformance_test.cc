@@ -1,0 +1,229 @@
+// The C++ side of conformance without Kafka: the steering plan of a scenario, the
+// comparison on what Kafka exposes, the script parser of `isrcheck witness`, and the
+// driver process's hygiene (a fake driver that spawns children and ignores shutdown:
+// stop() must still leave no process behind).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/driver_process.h"
+#include "conformance/real_kafka_cluster.h"
+#include "conformance/steering.h"
+#include "conformance/witness.h"
+
+namespace isr::conformance {
+namespace {
+
+using nlohmann::json;
+
+json suite_scenario(const std::string& name) {
+  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
+  return json::parse(in);
+}
+
+TEST(Steering, Acks1LossPausesBothFollowersAcrossTheProduceAndTheKill) {
+  SteeringTimes times;
+  times.producer_has_metadata = true;
+  const SteeringPlan plan = plan_steering(suite_scenario("b-acks1-leader-loss"), times);
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  const StepPlan& first = plan.steps.at(1);
+  ASSERT_EQ(first.before.size(), 3u);
+  EXPECT_EQ(first.before[0].kind, SteerAction::Kind::Pause);
+  EXPECT_EQ(first.before[0].node, 1);
+  EXPECT_EQ(first.before[1].kind, SteerAction::Kind::Pause);
+  EXPECT_EQ(first.before[1].node, 2);
+  EXPECT_EQ(first.before[2].kind, SteerAction::Kind::Sleep);
+  EXPECT_GT(first.before[2].ms, 100);  // longer than replica.fetch.wait.max.ms
+  // Released right after the leader's kill (step 2), within the broker session.
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  ASSERT_EQ(plan.steps.at(2).after.size(), 2u);
+  EXPECT_EQ(plan.steps.at(2).after[0].kind, SteerAction::Kind::Resume);
+  EXPECT_TRUE(plan.at_end.empty());
+  EXPECT_EQ(plan.notes.size(), 2u);
+}
+
+TEST(Steering, WithoutTheTopicsMetadataTheFirstSendsHoldIsACut) {
+  const SteeringPlan plan = plan_steering(suite_scenario("b-acks1-leader-loss"));
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  EXPECT_EQ(plan.steps.at(1).before[0].kind, SteerAction::Kind::Cut);
+  EXPECT_EQ(plan.steps.at(2).after[0].kind, SteerAction::Kind::Heal);
+}
+
+TEST(Steering, FollowersThatFetchInTheNextWaitAreNotHeld) {
+  const SteeringPlan plan = plan_steering(suite_scenario("a-rf3-kill-leader-acked-kept"));
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_TRUE(plan.notes.empty());
+}
+
+TEST(Steering, AHoldSpanningAWaitIsACutOfTheBrokersSide) {
+  // Unclean election: the follower never gets record 1, and the trace waits (ISR shrink)
+  // while the leader lives: a pause would get it fenced, so it is cut from replication.
+  const SteeringPlan plan = plan_steering(suite_scenario("open/e-unclean-rf2-acked-lost"));
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  EXPECT_EQ(plan.steps.at(1).before[0].kind, SteerAction::Kind::Cut);
+  EXPECT_EQ(plan.steps.at(1).before[0].node, 1);
+}
+
+TEST(Steering, MissingFieldsAreNamed) {
+  EXPECT_THROW(plan_steering(json::object()), std::invalid_argument);
+  try {
+    plan_steering({{"steps", json::array()}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("topic.replicas"), std::string::npos);
+  }
+}
+
+cut::PartitionObservation observed(int leader, int epoch, std::vector<int> isr) {
+  cut::PartitionObservation o;
+  o.leader = leader;
+  o.leader_epoch = epoch;
+  o.isr = isr;
+  o.hw = 0;
+  cut::ReplicaObservation r;
+  r.has_view = true;
+  r.view_leader = leader;
+  r.view_leader_epoch = epoch;
+  r.view_isr = isr;
+  o.replicas[2] = r;
+  return o;
+}
+
+TEST(KafkaMismatches, AStaleViewInTheTraceIsNotComparedACurrentOneIs) {
+  cut::Condition c;
+  c.leader = 1;
+  c.leader_epoch = 1;
+  c.isr = std::vector<int>{1, 2};
+  c.replicas[2].has_view = true;
+  c.replicas[2].view_leader = 0;  // stale: N2 has not replayed the election in the trace
+  c.replicas[2].view_leader_epoch = 0;
+  c.replicas[2].view_isr = std::vector<int>{0, 1, 2};
+  std::vector<std::string> skipped;
+  EXPECT_TRUE(kafka_mismatches(c, observed(1, 1, {1, 2}), &skipped).empty());
+  EXPECT_EQ(skipped.size(), 1u);
+  // The same condition with a current view is compared, field by field.
+  c.replicas[2].view_leader = 1;
+  c.replicas[2].view_leader_epoch = 1;
+  c.replicas[2].view_isr = std::vector<int>{1, 2};
+  cut::PartitionObservation o = observed(1, 1, {1, 2});
+  o.replicas[2].view_isr = {0, 1, 2};
+  EXPECT_EQ(kafka_mismatches(c, o).size(), 1u);
+  // The committed state itself is always compared.
+  EXPECT_FALSE(kafka_mismatches(c, observed(2, 1, {1, 2})).empty());
+}
+
+TEST(KafkaMismatches, NoHwOnlyBecauseTheNewLeaderHasNotReplayedItsElectionIsNotCompared) {
+  cut::Condition c;
+  c.leader = 1;
+  c.leader_epoch = 1;
+  c.isr = std::vector<int>{1};
+  c.hw = cut::kNone;
+  c.replicas[1].has_view = true;  // N1 still sees the old leader N0
+  c.replicas[1].view_leader = 0;
+  c.replicas[1].view_leader_epoch = 0;
+  c.replicas[1].view_isr = std::vector<int>{0, 1};
+  cut::PartitionObservation o = observed(1, 1, {1});
+  o.hw = 1;
+  o.replicas[1] = o.replicas[2];
+  EXPECT_TRUE(kafka_mismatches(c, o).empty());
+  // With the leader's view current, "no HW" is compared and differs.
+  c.replicas[1].view_leader = 1;
+  c.replicas[1].view_leader_epoch = 1;
+  c.replicas[1].view_isr = std::vector<int>{1};
+  EXPECT_FALSE(kafka_mismatches(c, o).empty());
+}
+
+TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
+  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("power loss"),
+            std::string::npos);
+  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-kip-101-divergent-epochs"), "4.4.0").find("kip-101"),
+            std::string::npos);
+  EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");
+  EXPECT_NE(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "3.9.1"), "");
+}
+
+TEST(WitnessScript, ParsesEveryFormAndNamesBadOnes) {
+  const auto ops = parse_script("produce; kill leader; restart 0; cut 1 brokers; consume");
+  ASSERT_EQ(ops.size(), 5u);
+  EXPECT_EQ(ops[1].kind, "kill");
+  EXPECT_EQ(ops[1].node, -1);
+  EXPECT_EQ(ops[3].side, "brokers");
+  EXPECT_THROW(parse_script("cut 1 sideways"), std::invalid_argument);
+  EXPECT_THROW(parse_script("explode"), std::invalid_argument);
+  EXPECT_THROW(parse_script(" ; "), std::invalid_argument);
+}
+
+// A fake driver: answers ready, spawns two long sleeps recorded in the pids file (as node
+// JVMs would be), answers every request "ok", and ignores shutdown and stdin EOF.
+std::vector<std::string> fake_driver(const std::string& work) {
+  const std::string script =
+      "trap '' TERM INT; mkdir -p " + work + "; echo \"$$ driver\" > " + work + "/pids; " +
+      "for i in 1 2; do bash -c 'trap \"\" TERM; sleep 300; :' " + work + " & echo \"$! node-$i\" >> " + work + "/pids; done; " +
+      "echo '{\"id\":0,\"ok\":true,\"ready\":true,\"protocol\":1}'; "
+      "while read -r line; do id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/'); "
+      "echo \"{\\\"id\\\":$id,\\\"ok\\\":true}\"; done; sleep 300";
+  return {"bash", "-c", script};
+}
+
+std::vector<pid_t> pids_in(const std::string& file) {
+  std::vector<pid_t> out;
+  std::ifstream in(file);
+  long p;
+  std::string what;
+  while (in >> p >> what) out.push_back(static_cast<pid_t>(p));
+  return out;
+}
+
+TEST(DriverProcess, StopLeavesNoProcessEvenWhenTheDriverIgnoresShutdown) {
+  const std::string work = ::testing::TempDir() + "isrcheck-fake-driver-" + std::to_string(::getpid());
+  std::filesystem::remove_all(work);
+  std::vector<pid_t> pids;
+  {
+    DriverProcess driver(fake_driver(work), work + ".stderr", std::chrono::seconds(10));
+    driver.watch_work_dir(work);
+    const json r = driver.call({{"op", "ping"}}, std::chrono::seconds(5));
+    EXPECT_EQ(r.value("ok", false), true);
+    pids = pids_in(work + "/pids");
+    ASSERT_EQ(pids.size(), 3u);
+    for (pid_t p : pids) EXPECT_TRUE(process_alive(p)) << p;
+    const auto started = std::chrono::steady_clock::now();
+    driver.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  }
+  for (int i = 0; i < 50; ++i) {
+    bool any = false;
+    for (pid_t p : pids) any = any || process_alive(p);
+    if (!any) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t p : pids) EXPECT_FALSE(process_alive(p)) << "left behind: " << p;
+}
+
+TEST(DriverProcess, NoAnswerWithinTheBudgetIsAnErrorNotAHang) {
+  const std::string work = ::testing::TempDir() + "isrcheck-mute-driver-" + std::to_string(::getpid());
+  std::filesystem::remove_all(work);
+  std::filesystem::create_directories(work);
+  const std::vector<std::string> mute = {
+      "bash", "-c", "echo \"$$ driver\" > " + work + "/pids; echo '{\"id\":0,\"ok\":true,\"ready\":true}'; sleep 300"};
+  DriverProcess driver(mute, work + "/stderr", std::chrono::seconds(10));
+  driver.watch_work_dir(work);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    driver.call({{"op", "ping"}}, std::chrono::milliseconds(500));
+    FAIL() << "expected no-response";
+  } catch (const DriverError& e) {
+    EXPECT_EQ(e.kind, "no-response");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_FALSE(driver.running());
+}
+
+}  // namespace
+}  // namespace isr::conformance
