@@ -361,6 +361,15 @@ void validate(const Config& c) {
                       "true needs protocol \"kip-966\" (got \"" +
                           std::string(protocol_name(c.protocol)) + "\"); allowed: false");
   }
+  // KafkaProducer refuses enable.idempotence=true with acks other than all (ProducerConfig:
+  // "Must set acks to all in order to use the idempotent producer", a ConfigException
+  // since 0.11), so no Kafka producer behaves like that combination.
+  if (c.idempotence && c.acks != Acks::All) {
+    throw ConfigError("idempotence",
+                      "true needs acks \"all\" (got \"" + std::string(acks_name(c.acks)) +
+                          "\"): Kafka's producer rejects enable.idempotence=true with acks " +
+                          std::string(acks_name(c.acks)) + "; allowed with this acks: false");
+  }
 }
 
 std::vector<std::string> applicable_properties(const Config& c) {

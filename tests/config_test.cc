@@ -573,7 +573,8 @@ RC_GTEST_PROP(ConfigJson, RandomConfigurationsRoundTrip, ()) {
   overrides.push_back("brokers=" + std::to_string(brokers));
   overrides.push_back("replication_factor=" + std::to_string(rf));
   overrides.push_back("min_insync_replicas=" + std::to_string(*rc::gen::inRange(1, rf + 1)));
-  overrides.push_back("acks=" + *rc::gen::element<std::string>("0", "1", "all", "-1"));
+  const std::string acks = *rc::gen::element<std::string>("0", "1", "all", "-1");
+  overrides.push_back("acks=" + acks);
   overrides.push_back("protocol=" + std::string(protocol_name(protocol)));
   if (protocol < Protocol::Kip966 || *rc::gen::arbitrary<bool>()) {
     overrides.push_back("eligible_leader_replicas=false");
@@ -600,7 +601,9 @@ RC_GTEST_PROP(ConfigJson, RandomConfigurationsRoundTrip, ()) {
   overrides.push_back("bounds.max_leader_epoch=" +
                       std::to_string(*rc::gen::inRange(1, kMaxEpoch)));
   overrides.push_back("bounds.max_leader_moves=" + std::to_string(*rc::gen::inRange(0, 3)));
-  overrides.push_back("idempotence=" + std::string(*rc::gen::arbitrary<bool>() ? "true" : "false"));
+  // Kafka's producer allows idempotence only with acks=all (validated, exit 2 otherwise).
+  const bool acks_all = acks == "all" || acks == "-1";
+  overrides.push_back("idempotence=" + std::string(acks_all && *rc::gen::arbitrary<bool>() ? "true" : "false"));
   overrides.push_back("flush=" + *rc::gen::element<std::string>("none", "every-append"));
   overrides.push_back("async_fetch_responses=" +
                       std::string(*rc::gen::arbitrary<bool>() ? "true" : "false"));

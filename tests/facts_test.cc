@@ -292,9 +292,9 @@ TEST(Facts, TheProducerIsIdempotentByDefaultWithAcksAll) {
 
 // acks=1: the leader appends and answers at once; the answer is lost, the client times
 // out (request.timeout.ms) and retries.
-Scenario acks_one_lost_response(bool idempotence) {
-  Scenario s({"acks=1", std::string("idempotence=") + (idempotence ? "true" : "false"),
-              "faults.max_lost_produce_responses=1"});
+// acks=1 never goes with idempotence: Kafka's producer refuses the combination.
+Scenario acks_one_lost_response() {
+  Scenario s({"acks=1", "idempotence=false", "faults.max_lost_produce_responses=1"});
   EXPECT_TRUE(s.apply(Step{ActionKind::Produce, 0, rules::kResponseLost, 1}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::TimedOut);
   EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1})) << "appended although the client never heard";
@@ -304,17 +304,10 @@ Scenario acks_one_lost_response(bool idempotence) {
 }
 
 TEST(Facts, WithoutIdempotenceALostAcksOneResponseDuplicatesTheRetry) {
-  Scenario s = acks_one_lost_response(false);
+  Scenario s = acks_one_lost_response();
   EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1, 1}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
   EXPECT_TRUE(s.violated("no-duplicates"));
-}
-
-TEST(Facts, WithIdempotenceALostAcksOneResponseIsRetriedOnce) {
-  Scenario s = acks_one_lost_response(true);
-  EXPECT_EQ(records(s.state(), 0), (std::vector<int>{1}));
-  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
-  EXPECT_TRUE(s.holds("no-duplicates"));
 }
 
 TEST(Facts, AResponseIsLostOnlyWithinItsBudgetAndOnlyForAcksOne) {
@@ -325,12 +318,19 @@ TEST(Facts, AResponseIsLostOnlyWithinItsBudgetAndOnlyForAcksOne) {
       << "acks=all: a lost or late response is ProduceTimeout";
 }
 
-TEST(Facts, IdempotenceDoesNotWidenDurability) {
-  Scenario s({"idempotence=true", "acks=1"});
-  ASSERT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Kill), controller_failover(1), fence_broker(0, 1),
-                     metadata_update(1)}));
-  EXPECT_TRUE(s.violated("no-acked-loss"));
-  EXPECT_TRUE(s.holds("no-duplicates"));
+TEST(Facts, KafkasProducerRefusesIdempotenceWithoutAcksAll) {
+  // ProducerConfig: "Must set acks to all in order to use the idempotent producer".
+  for (const char* acks : {"acks=0", "acks=1"}) {
+    try {
+      load_config(nullptr, {acks, "idempotence=true"});
+      ADD_FAILURE() << acks << " with idempotence=true was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.field, "idempotence") << e.what();
+    }
+  }
+  // Not given, idempotence follows acks as the producer's default does (KIP-679).
+  EXPECT_FALSE(load_config(nullptr, {"acks=1"}).idempotence);
+  EXPECT_TRUE(load_config(nullptr, {"acks=all"}).idempotence);
 }
 
 }  // namespace
