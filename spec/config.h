@@ -27,6 +27,10 @@ inline constexpr int kMaxEpoch = 15;     // leader / partition / broker epochs
 enum class Acks : uint8_t { Zero, One, All };
 enum class FlushPolicy : uint8_t { None, EveryAppend };
 enum class Placement : uint8_t { Combined, Dedicated };
+// Which controller runs the cluster (MODEL.md section 1, docs/model.md "ZooKeeper-mode
+// controller"): a broker elected through ZooKeeper (Kafka up to 3.x), or the KRaft quorum
+// (2.8+, the only mode from 4.0).
+enum class ControllerMode : uint8_t { Kraft, Zookeeper };
 
 // Protocol generations, oldest first; each includes the fixes of those before it.
 enum class Protocol : uint8_t { HwTruncation, Kip101, Kip279, Kip320, Kip497, Kip903, Kip966 };
@@ -44,11 +48,17 @@ struct Fixes {
   bool hw_frozen_below_min_isr = true;     // KIP-966: HW does not advance while ISR < min ISR
   bool unclean_restart_leaves_elr = true;  // KIP-966: an unclean restart removes a broker from ELR
   bool last_known_elr = true;              // KIP-966: keep LastKnownELR to recover when ISR+ELR empty
+  // ZooKeeper-mode controller fixes (no effect under controller.mode=kraft).
+  bool controller_epoch_zk_version = true;  // KAFKA-6082 (2.1): controller writes check /controller_epoch's zkVersion
+  bool bounced_broker_epochs = true;        // KIP-380 / KAFKA-7235 (2.2): a re-registration with a new broker epoch is a bounce
 };
 
 struct ControllerConfig {
   Placement placement = Placement::Combined;
   int voters = 3;  // combined: the first `voters` nodes are also voters
+  // resolved: zookeeper for generations up to kip-497, kraft from kip-903. Under
+  // zookeeper the voters are the ZooKeeper ensemble and the controller is a broker.
+  ControllerMode mode = ControllerMode::Kraft;
 };
 
 struct FaultBudget {
@@ -125,6 +135,9 @@ std::string_view protocol_name(Protocol p);
 // The `acks` value as the configuration spells it: "0", "1" or "all".
 std::string_view acks_name(Acks a);
 std::string_view protocol_description(Protocol p);
+// The controller modes a generation's Kafka releases offer, the default first.
+std::vector<ControllerMode> controller_modes_for(Protocol p);
+std::string_view controller_mode_name(ControllerMode m);
 const std::vector<Protocol>& all_protocols();
 
 // The built-in default model (no --config).

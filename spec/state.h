@@ -51,6 +51,14 @@ struct NodeState {
   uint8_t last_stop = 0;      // StopKind of the last stop (clean-shutdown marker)
   uint8_t broker_epoch = 0;   // the node's own broker epoch (its last registration)
   uint8_t cut = 0;            // NetworkSide bits
+  // ZooKeeper mode only (zero under KRaft): the broker's ephemeral /brokers/ids/N znode,
+  // alive as long as its ZooKeeper session (zookeeper.session.timeout.ms), and the czxid
+  // that KIP-380 uses as its broker epoch; the highest controller epoch the broker has
+  // accepted a request from (ReplicaManager.controllerEpoch).
+  uint8_t zk_registered = 0;  // the znode exists (its session has not expired)
+  uint8_t zk_epoch = 0;       // broker epoch of the latest znode (kept after it is gone)
+  uint8_t controller_epoch_seen = 0;
+  uint8_t zk_pad_ = 0;
 };
 
 // What a fetch response carries back to a follower (one batch at most).
@@ -114,6 +122,15 @@ struct ControllerState {
   NodeSet last_known_elr = 0;     // KIP-966
   NodeSet fenced = 0;             // brokers fenced (session expired, shut down, not registered)
   uint8_t registered_epoch[kMaxNodes] = {};      // broker epoch per registered broker
+  // ZooKeeper mode only (zero under KRaft). `fenced` is then the complement of the
+  // controller's live brokers (ControllerContext.liveBrokerIds), `registered_epoch` their
+  // epochs as it knows them, `partition_epoch` the zkVersion of the partition state znode.
+  uint8_t state_controller_epoch = 0;  // controller_epoch field of the partition state znode
+  uint8_t deposed = 0;                 // 1 + node id of a deposed controller with a queued write, 0 = none
+  uint8_t deposed_epoch = 0;           // its controller epoch
+  uint8_t deposed_wrote = 0;           // the partition state is the deposed controller's write
+  uint8_t controller_vacant = 0;       // /controller is gone (its holder's session ended)
+  uint8_t controller_stopped = 0;      // the process holding /controller has stopped
 };
 
 // The outcome of each producer send, as the application sees it.
