@@ -101,8 +101,9 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
   zk_session_actions(c, s, out);
   if (ctl.controller_vacant && zk_available(c, s) && epoch_fits(ctl.controller_epoch + 1, kMaxEpoch - 1)) {
     // /controller is gone: every live broker's watch fires and one of them creates it.
+    // A deposed controller runs its queued event before its own Reelect.
     for (int n = 0; n < c.brokers; ++n)
-      if (zk_session_live(s, n)) out.add(ActionKind::ControllerFailover, n);
+      if (zk_session_live(s, n) && ctl.deposed != n + 1) out.add(ActionKind::ControllerFailover, n);
   }
   add_deposed_actions(c, s, out);
   if (ctl.deposed_wrote) {
