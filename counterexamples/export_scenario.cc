@@ -25,7 +25,8 @@ constexpr std::string_view kHarnessKinds[] = {"Produce", "ProduceTimeout", "Cras
 constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
     "FenceBroker",    "RegisterBroker", "UnfenceBroker",     "UncleanElection", "MetadataUpdate",
-    "ControllerFailover", "Flush",      "CheckpointHw"};
+    "ControllerFailover", "Flush",      "CheckpointHw",      "SessionExpiry",  "BrokerBounce",
+    "DeposedWrite",   "StaleLeaderAndIsr"};
 
 bool known_kind(std::string_view kind) {
   return is_harness_action(kind) ||

@@ -21,12 +21,16 @@ bool acked(const State& s, int record) {
 // Every member of `members` that could be handed leadership now holds the leader's log
 // below the leader's HW. A crashed member is judged once it has restarted and registered
 // again: only then can the controller elect it, and only then does KIP-966 get to drop
-// it from the ELR for an unclean shutdown.
+// it from the ELR for an unclean shutdown (in ZooKeeper mode with KIP-380: once the
+// controller has handled the re-registration as a bounce).
 bool members_hold_committed(const Config& c, const State& s, int leader, NodeSet members) {
   const ReplicaState& l = s.replicas[leader];
   for (int m = 0; m < c.replication_factor; ++m) {
     if (m == leader || !contains(members, m)) continue;
     if (!s.nodes[m].alive || s.nodes[m].broker_epoch == 0) continue;
+    // ZooKeeper mode: likewise until the controller has handled its bounce (KIP-380),
+    // which takes it out of the ISR before any election can pick it.
+    if (rules::bounce_pending(c, s, m)) continue;
     const ReplicaState& r = s.replicas[m];
     if (r.leo < l.hw) return false;
     for (int o = 0; o < l.hw; ++o)

@@ -21,13 +21,27 @@ bool live_voter(const Config& c, const State& s, int node) {
   return c.is_voter(node) && s.nodes[node].alive && !(s.nodes[node].cut & kCutFromQuorum);
 }
 
-bool quorum_available(const Config& c, const State& s) {
-  // KIP-595 (KRaft): a metadata record commits once a majority of voters has it, and
-  // only the active controller (the Raft leader) appends records.
-  if (!live_voter(c, s, s.controller.active)) return false;
+bool zk_available(const Config& c, const State& s) {
   int live = 0;
   for (int n = 0; n < c.nodes(); ++n) live += live_voter(c, s, n);
   return 2 * live > c.controller.voters;
+}
+
+bool zk_session_live(const State& s, int node) {
+  const NodeState& n = s.nodes[node];
+  return n.alive && !(n.cut & kCutFromQuorum) && n.zk_registered;
+}
+
+bool quorum_available(const Config& c, const State& s) {
+  if (zk_mode(c)) {
+    // ZooKeeper mode: the controller is the broker holding /controller (an ephemeral
+    // znode of its session); it writes partition state to the ensemble.
+    return !s.controller.controller_vacant && zk_session_live(s, s.controller.active) && zk_available(c, s);
+  }
+  // KIP-595 (KRaft): a metadata record commits once a majority of voters has it, and
+  // only the active controller (the Raft leader) appends records.
+  if (!live_voter(c, s, s.controller.active)) return false;
+  return zk_available(c, s);
 }
 
 bool reaches_controller(const State& s, int node) {

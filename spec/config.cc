@@ -37,22 +37,27 @@ struct ProtocolInfo {
 // MODEL.md section 3.
 const ProtocolInfo kProtocols[] = {
     {Protocol::HwTruncation, "hw-truncation",
-     "pre-0.11: a restarting or demoted follower truncates to its HW checkpoint"},
+     "pre-0.11: a restarting or demoted follower truncates to its HW checkpoint "
+     "[controller.mode: zookeeper]"},
     {Protocol::Kip101, "kip-101",
-     "0.11: records carry leader epochs; truncation via OffsetsForLeaderEpoch"},
+     "0.11: records carry leader epochs; truncation via OffsetsForLeaderEpoch "
+     "[controller.mode: zookeeper]"},
     {Protocol::Kip279, "kip-279",
-     "2.0: OffsetsForLeaderEpoch answers the largest epoch <= requested, iterated"},
+     "2.0: OffsetsForLeaderEpoch answers the largest epoch <= requested, iterated "
+     "[controller.mode: zookeeper]"},
     {Protocol::Kip320, "kip-320",
      "2.1: fetches carry the leader epoch and stale ones are fenced; HW counts only "
-     "current-epoch followers; ISR join needs LEO >= the leader's epoch start offset"},
+     "current-epoch followers; ISR join needs LEO >= the leader's epoch start offset "
+     "[controller.mode: zookeeper]"},
     {Protocol::Kip497, "kip-497",
      "2.7: ISR changes via AlterPartition; HW and acks=all use the maximal ISR; "
-     "removals apply once committed"},
+     "removals apply once committed [controller.mode: zookeeper (default) or kraft]"},
     {Protocol::Kip903, "kip-903",
-     "3.5: AlterPartition carries broker epochs; stale replicas are rejected"},
+     "3.5: AlterPartition carries broker epochs; stale replicas are rejected "
+     "[controller.mode: kraft (default) or zookeeper]"},
     {Protocol::Kip966, "kip-966",
      "4.0: eligible leader replicas (ELR); HW frozen while ISR < min ISR; an unclean "
-     "restart leaves the ELR; recovery from LastKnownELR"},
+     "restart leaves the ELR; recovery from LastKnownELR [controller.mode: kraft]"},
 };
 
 // The fixes in the order `list fixes` prints them; the version column is the Kafka
@@ -99,6 +104,15 @@ const std::vector<FixInfo> kFixes = {
     {"last_known_leader_unfenced",
      "KAFKA-19522: the last known leader is elected only while it is unfenced",
      Protocol::Kip966, &Fixes::last_known_leader_unfenced, "4.1.0"},
+    // ZooKeeper-mode controller fixes: they change nothing under controller.mode=kraft.
+    {"controller_epoch_zk_version",
+     "KAFKA-6082 (2.1, ZooKeeper mode): controller writes check /controller_epoch's zkVersion, "
+     "so a deposed controller's queued write fails",
+     Protocol::Kip320, &Fixes::controller_epoch_zk_version, "2.1.0"},
+    {"bounced_broker_epochs",
+     "KIP-380 / KAFKA-7235 (2.2, ZooKeeper mode): broker epochs (czxid); the controller handles a "
+     "re-registered broker as failed and restarted",
+     Protocol::Kip497, &Fixes::bounced_broker_epochs, "2.2.0"},
 };
 
 // ---- small helpers for messages and typed readers (shared: spec/json_fields.h) ------
@@ -154,6 +168,7 @@ struct Explicit {
   bool eligible_leader_replicas = false;
   bool idempotence = false;
   bool voters = false;
+  bool controller_mode = false;
   std::vector<int FaultBudget::*> faults;  // fault budgets given explicitly
   bool properties = false;
   std::vector<std::pair<bool Fixes::*, bool>> fixes;
@@ -173,7 +188,12 @@ void parse_fixes(const json& v, Explicit& given) {
 }
 
 void parse_controller(const json& v, ControllerConfig& c, Explicit& given) {
-  check_keys(v, "controller", {"placement", "voters"});
+  check_keys(v, "controller", {"placement", "voters", "mode"});
+  if (v.contains("mode")) {
+    c.mode = read_choice<ControllerMode>(v["mode"], "controller.mode",
+                                         {{"zookeeper", ControllerMode::Zookeeper}, {"kraft", ControllerMode::Kraft}});
+    given.controller_mode = true;
+  }
   if (v.contains("placement")) {
     c.placement = read_choice<Placement>(
         v["placement"], "controller.placement",
@@ -281,6 +301,16 @@ void resolve(Config& c, const Explicit& given) {
   if (!given.eligible_leader_replicas) {
     c.eligible_leader_replicas = c.protocol >= Protocol::Kip966;
   }
+  if (!given.controller_mode) c.controller.mode = controller_modes_for(c.protocol).front();
+  if (c.controller.mode == ControllerMode::Zookeeper) {
+    // KIP-903's broker-epoch check is made by the KRaft controller only: the ZooKeeper
+    // controller of 3.5+ does not look at AlterPartition's broker epochs
+    // (KafkaController.processAlterPartition), so in ZooKeeper mode it is off unless asked.
+    const bool explicit_kip903 = std::any_of(given.fixes.begin(), given.fixes.end(), [](const auto& f) {
+      return f.first == &Fixes::alter_partition_broker_epochs;
+    });
+    if (!explicit_kip903) c.fixes.alter_partition_broker_epochs = false;
+  }
   // Three voters as in a minimal KRaft cluster, fewer when there are not enough nodes,
   // so that `--set brokers=1` alone is a valid configuration.
   // A kind of crash nobody asked for never exceeds the crash budget, so that
@@ -356,6 +386,15 @@ void validate(const Config& c) {
   require_range(c.bounds.max_retries, "bounds.max_retries", 0, kMaxRetries);
   require_range(c.bounds.max_leader_moves, "bounds.max_leader_moves", 0, kMaxEpoch - 1);
 
+  const auto modes = controller_modes_for(c.protocol);
+  if (std::find(modes.begin(), modes.end(), c.controller.mode) == modes.end()) {
+    std::vector<std::string> allowed;
+    for (ControllerMode m : modes) allowed.emplace_back(controller_mode_name(m));
+    throw ConfigError("controller.mode", "\"" + std::string(controller_mode_name(c.controller.mode)) +
+                                             "\" did not exist in protocol \"" +
+                                             std::string(protocol_name(c.protocol)) + "\"'s Kafka releases; allowed: " +
+                                             quoted_list(allowed));
+  }
   if (c.eligible_leader_replicas && c.protocol < Protocol::Kip966) {
     throw ConfigError("eligible_leader_replicas",
                       "true needs protocol \"kip-966\" (got \"" +
@@ -439,6 +478,21 @@ std::string_view protocol_description(Protocol p) {
   return "";
 }
 
+std::vector<ControllerMode> controller_modes_for(Protocol p) {
+  // ZooKeeper up to 3.x (removed in 4.0, KIP-833); KRaft from 2.8 (production-ready in
+  // 3.3). Generations before kip-497 (0.10 to 2.6) had only ZooKeeper; kip-497 (2.7 to
+  // 3.4) and kip-903 (3.5 to 3.9) had both, defaulting to the mode of their time;
+  // kip-966 (4.0+) has only KRaft.
+  if (p < Protocol::Kip497) return {ControllerMode::Zookeeper};
+  if (p == Protocol::Kip497) return {ControllerMode::Zookeeper, ControllerMode::Kraft};
+  if (p == Protocol::Kip903) return {ControllerMode::Kraft, ControllerMode::Zookeeper};
+  return {ControllerMode::Kraft};
+}
+
+std::string_view controller_mode_name(ControllerMode m) {
+  return m == ControllerMode::Zookeeper ? "zookeeper" : "kraft";
+}
+
 const std::vector<Protocol>& all_protocols() {
   static const std::vector<Protocol> protocols = [] {
     std::vector<Protocol> out;
@@ -499,7 +553,8 @@ nlohmann::json to_json(const Config& c) {
       {"fixes", fixes},
       {"controller",
        {{"placement", c.controller.placement == Placement::Combined ? "combined" : "dedicated"},
-        {"voters", c.controller.voters}}},
+        {"voters", c.controller.voters},
+        {"mode", std::string(controller_mode_name(c.controller.mode))}}},
       {"faults",
        {{"max_crashes", c.faults.max_crashes},
         {"max_lossy_crashes", c.faults.max_lossy_crashes},

@@ -27,6 +27,10 @@ inline constexpr int kMaxEpoch = 15;     // leader / partition / broker epochs
 enum class Acks : uint8_t { Zero, One, All };
 enum class FlushPolicy : uint8_t { None, EveryAppend };
 enum class Placement : uint8_t { Combined, Dedicated };
+// Which controller runs the cluster (MODEL.md section 1, docs/model.md "ZooKeeper-mode
+// controller"): a broker elected through ZooKeeper (Kafka up to 3.x), or the KRaft quorum
+// (2.8+, the only mode from 4.0).
+enum class ControllerMode : uint8_t { Kraft, Zookeeper };
 
 // Protocol generations, oldest first; each includes the fixes of those before it.
 enum class Protocol : uint8_t { HwTruncation, Kip101, Kip279, Kip320, Kip497, Kip903, Kip966 };
@@ -49,11 +53,17 @@ struct Fixes {
   bool isr_join_unfenced_only = true;         // KIP-841: fenced / shutting-down replicas cannot join the ISR
   bool isr_shrink_keeps_leader_epoch = true;  // KAFKA-15021: an ISR shrink does not bump the leader epoch
   bool last_known_leader_unfenced = true;     // KAFKA-19522: the last known leader is elected only unfenced
+  // ZooKeeper-mode controller fixes (no effect under controller.mode=kraft).
+  bool controller_epoch_zk_version = true;  // KAFKA-6082 (2.1): controller writes check /controller_epoch's zkVersion
+  bool bounced_broker_epochs = true;        // KIP-380 / KAFKA-7235 (2.2): a re-registration with a new broker epoch is a bounce
 };
 
 struct ControllerConfig {
   Placement placement = Placement::Combined;
   int voters = 3;  // combined: the first `voters` nodes are also voters
+  // resolved: zookeeper for generations up to kip-497, kraft from kip-903. Under
+  // zookeeper the voters are the ZooKeeper ensemble and the controller is a broker.
+  ControllerMode mode = ControllerMode::Kraft;
 };
 
 struct FaultBudget {
@@ -137,6 +147,9 @@ std::string_view protocol_name(Protocol p);
 // The `acks` value as the configuration spells it: "0", "1" or "all".
 std::string_view acks_name(Acks a);
 std::string_view protocol_description(Protocol p);
+// The controller modes a generation's Kafka releases offer, the default first.
+std::vector<ControllerMode> controller_modes_for(Protocol p);
+std::string_view controller_mode_name(ControllerMode m);
 const std::vector<Protocol>& all_protocols();
 
 // The built-in default model (no --config).

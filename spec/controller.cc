@@ -161,10 +161,9 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
   ctl.elr = t.elr;
   ctl.last_known_elr = t.last_known;
   if (unclean && leader_changed) ctl.unclean_elected = 1;
+  if (zk_mode(c)) zk_after_controller_write(c, s, leader_changed);
   return true;
 }
-
-namespace {
 
 // The partition change that fences `broker`: it leaves the ISR and loses leadership
 // (handleBrokerFenced, and handleBrokerInControlledShutdown for a clean stop).
@@ -211,8 +210,6 @@ void add_change_variants(const Config& c, const State& s, const PartitionChange&
   }
 }
 
-}  // namespace
-
 void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind kind, int arg,
                          ActionList& out) {
   State fenced = s;
@@ -227,6 +224,10 @@ void fence(const Config& c, State& s, int broker, int new_leader) {
 }
 
 void controller_actions(const Config& c, const State& s, ActionList& out) {
+  if (zk_mode(c)) {
+    zk_controller_actions(c, s, out);
+    return;
+  }
   const ControllerState& ctl = s.controller;
   // Controller failover (KIP-595 election among the voters): when the active controller
   // is dead or cut off, another live voter takes over if a majority is live.
@@ -259,6 +260,20 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
                           registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker, b, 0, out);
     }
   }
+  election_actions(c, s, out);
+  for (int b = 0; b < c.replication_factor; ++b) {
+    const ReplicaState& r = s.replicas[b];
+    // Brokers replay the metadata log once registered (a restarted broker registers first).
+    if (!reaches_controller(s, b) || s.nodes[b].broker_epoch == 0) continue;
+    if (!r.view_valid || r.view_leader != ctl.leader || r.view_leader_epoch != ctl.leader_epoch ||
+        r.view_partition_epoch != ctl.partition_epoch) {
+      out.add(ActionKind::MetadataUpdate, b);
+    }
+  }
+}
+
+void election_actions(const Config& c, const State& s, ActionList& out) {
+  const ControllerState& ctl = s.controller;
   if (ctl.leader == kNoNode && c.unclean_leader_election) {
     // unclean.leader.election.enable: the controller elects any live replica for a
     // leaderless partition (PartitionChangeBuilder Election.UNCLEAN).
@@ -282,20 +297,12 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
         out.add(ActionKind::PreferredElection, r);
     }
   }
-  for (int b = 0; b < c.replication_factor; ++b) {
-    const ReplicaState& r = s.replicas[b];
-    // Brokers replay the metadata log once registered (a restarted broker registers first).
-    if (!reaches_controller(s, b) || s.nodes[b].broker_epoch == 0) continue;
-    if (!r.view_valid || r.view_leader != ctl.leader || r.view_leader_epoch != ctl.leader_epoch ||
-        r.view_partition_epoch != ctl.partition_epoch) {
-      out.add(ActionKind::MetadataUpdate, b);
-    }
-  }
 }
 
 void apply_fence_broker(const Config& c, State& s, const Action& a) { fence(c, s, a.node, a.other); }
 
 void apply_register_broker(const Config& c, State& s, const Action& a) {
+  if (zk_mode(c)) return zk_apply_register_broker(c, s, a);
   const int b = a.node;
   ControllerState& ctl = s.controller;
   const PartitionChange change = unfencing_change(c, s, b, true);
@@ -308,6 +315,8 @@ void apply_register_broker(const Config& c, State& s, const Action& a) {
 void apply_unfence_broker(const Config& c, State& s, const Action& a) {
   const PartitionChange change = unfencing_change(c, s, a.node, false);
   s.controller.fenced &= static_cast<NodeSet>(~bit(a.node));
+  // ZooKeeper mode: onBrokerStartup; the controller learns the epoch from the znode.
+  if (zk_mode(c)) s.controller.registered_epoch[a.node] = s.nodes[a.node].zk_epoch;
   change_partition(c, s, change, a.other);
 }
 
@@ -315,16 +324,32 @@ void apply_unclean_election(const Config& c, State& s, const Action& a) {
   change_partition(c, s, PartitionChange{s.controller.isr, 0, true}, a.node);
 }
 
-void apply_preferred_election(const Config&, State& s, const Action& a) {
+void apply_preferred_election(const Config& c, State& s, const Action& a) {
   ControllerState& ctl = s.controller;
   ctl.leader = a.node;
   ++ctl.leader_epoch;
   ++ctl.partition_epoch;
   ++s.faults.leader_moves;
+  if (zk_mode(c)) zk_after_controller_write(c, s, true);
 }
 
 void apply_metadata_update(const Config& c, State& s, const Action& a) {
   const int b = a.node;
+  if (zk_mode(c)) {
+    // A LeaderAndIsr from the current controller; it carries the partition state the
+    // controller knows, which predates a deposed controller's write (no watch tells it).
+    // ReplicaManager.becomeLeaderOrFollower applies a partition's state only for a newer
+    // leader epoch; the leader's own ISR writes are not sent to anyone.
+    s.nodes[b].controller_epoch_seen = s.controller.controller_epoch;
+    const ReplicaState& r = s.replicas[b];
+    if (!s.controller.deposed_wrote && (!r.view_valid || r.view_leader_epoch < s.controller.leader_epoch))
+      adopt_partition_state(c, s, b);
+    return;
+  }
+  adopt_partition_state(c, s, b);
+}
+
+void adopt_partition_state(const Config& c, State& s, int b) {
   ReplicaState& r = s.replicas[b];
   const ControllerState& ctl = s.controller;
   const bool was_leader = r.view_valid && r.view_leader == b;
@@ -377,7 +402,8 @@ void apply_metadata_update(const Config& c, State& s, const Action& a) {
   }
 }
 
-void apply_controller_failover(const Config&, State& s, const Action& a) {
+void apply_controller_failover(const Config& c, State& s, const Action& a) {
+  if (zk_mode(c)) return zk_apply_controller_failover(c, s, a);
   s.controller.active = a.node;
   ++s.controller.controller_epoch;
 }

@@ -16,7 +16,7 @@ constexpr const char* kKindNames[] = {
     "ShrinkIsr",      "AlterPartition",  "FenceBroker",     "RegisterBroker",    "UnfenceBroker",
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
-    "Consume"};
+    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -114,6 +114,10 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::Cut:
     case K::Heal: j["node"] = a.node; j["side"] = side_name(a.arg); break;
     case K::Consume: j["broker"] = a.node; break;
+    case K::SessionExpiry: j["node"] = a.node; break;
+    case K::BrokerBounce: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
+    case K::DeposedWrite: j["controller"] = a.node; j["leader_after"] = id_or_null(a.other); break;
+    case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
     case K::kCount: break;
   }
   return j;
@@ -157,6 +161,11 @@ json PartitionModel::state_to_json(const State& s) const {
             {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
             {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
     if (node.clean_shutdown_epoch != 0) jn["clean_shutdown_epoch"] = node.clean_shutdown_epoch;
+    if (rules::zk_mode(c) && c.is_broker(n)) {
+      jn["zookeeper"] = {{"session", node.zk_registered != 0},
+                         {"znode_epoch", node.zk_epoch},
+                         {"controller_epoch_seen", node.controller_epoch_seen}};
+    }
     if (rules::is_replica(c, n)) {
       const ReplicaState& r = s.replicas[n];
       json log = json::array();
@@ -227,6 +236,13 @@ json PartitionModel::state_to_json(const State& s) const {
                   {"fenced", set_json(ctl.fenced)},
                   {"registered_epochs", registered},
                   {"unclean_elected", ctl.unclean_elected != 0}};
+  if (rules::zk_mode(c)) {
+    controller["mode"] = "zookeeper";
+    controller["vacant"] = ctl.controller_vacant != 0;
+    controller["state_controller_epoch"] = ctl.state_controller_epoch;
+    controller["deposed"] = ctl.deposed == 0 ? json(nullptr) : json{{"node", ctl.deposed - 1}, {"epoch", ctl.deposed_epoch}};
+    controller["deposed_wrote"] = ctl.deposed_wrote != 0;
+  }
   json outcomes = json::object();
   for (int k = 1; k <= c.bounds.max_records; ++k) outcomes[std::to_string(k)] = outcome_name(s.producer.outcome[k - 1]);
   json producer{{"current", s.producer.current}, {"retries", s.producer.retries}, {"outcomes", outcomes}};

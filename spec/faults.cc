@@ -161,11 +161,27 @@ void apply_crash(const Config& c, State& s, const Action& a) {
   // the file when it starts, so any other stop leaves none.
   node.clean_shutdown_epoch = kind == StopKind::Clean ? node.broker_epoch : 0;
   node.broker_epoch = 0;  // the incarnation is gone; a restart registers anew
+  if (zk_mode(c)) {
+    ControllerState& ctl = s.controller;
+    // The controller's event queue dies with the process.
+    if (ctl.active == n) ctl.controller_stopped = 1;
+    if (ctl.deposed == n + 1) {
+      ctl.deposed = 0;
+      ctl.deposed_epoch = 0;
+    }
+    // A clean shutdown closes the ZooKeeper session (its znodes go at once); any other
+    // stop leaves the session to expire (SessionExpiry).
+    if (kind == StopKind::Clean && n < c.brokers) {
+      node.zk_registered = 0;
+      if (ctl.active == n) ctl.controller_vacant = 1;
+    }
+  }
 }
 
 void apply_restart(const Config& c, State& s, const Action& a) {
   const int n = a.node;
   s.nodes[n].alive = 1;
+  s.nodes[n].controller_epoch_seen = 0;  // ReplicaManager.controllerEpoch starts over
   if (!is_replica(c, n)) return;
   ReplicaState& r = s.replicas[n];
   // Log recovery: the HW comes from the checkpoint, bounded by the recovered log. After

@@ -30,6 +30,17 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
   for (int l = 0; l < c.replication_factor; ++l) {
     if (!believes_leader(s, l)) continue;
     const ReplicaState& leader = s.replicas[l];
+    if (leader_writes_isr(c)) {
+      // ZooKeeper mode before KIP-497: the leader writes the shrink itself; a write whose
+      // compare-and-set fails changes nothing and is not enumerated.
+      for (int f = 0; f < c.replication_factor; ++f) {
+        if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
+        State trial = s;
+        if (zk_leader_writes_isr(c, trial, l, leader.view_isr & static_cast<NodeSet>(~bit(f))))
+          out.add(ActionKind::ShrinkIsr, l, f);
+      }
+      continue;
+    }
     if (leader.alter_pending) {
       if (reaches_controller(s, l) && quorum_available(c, s)) out.add(ActionKind::AlterPartition, l);
       continue;  // one AlterPartition in flight at a time (Partition.partitionState)
@@ -43,6 +54,12 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
 
 void apply_shrink_isr(const Config& c, State& s, const Action& a) {
   ReplicaState& leader = s.replicas[a.node];
+  if (leader_writes_isr(c)) {
+    // Partition.maybeShrinkIsr -> updateIsr, then maybeIncrementLeaderHW.
+    zk_leader_writes_isr(c, s, a.node, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
+    maybe_increment_hw(c, s, a.node);
+    return;
+  }
   propose(c, leader, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
   maybe_increment_hw(c, s, a.node);
 }
@@ -56,6 +73,10 @@ void maybe_expand_isr(const Config& c, State& s, int l, int f) {
   if (leader.fetch_offset[f] < leader.hw) return;
   if (c.fixes.isr_join_epoch_start && leader.fetch_offset[f] < leader.epoch_start_offset) return;
   if (c.fixes.hw_current_epoch_followers && leader.fetch_epoch[f] != leader.view_leader_epoch) return;
+  if (leader_writes_isr(c)) {
+    zk_leader_writes_isr(c, s, l, leader.view_isr | bit(f));  // Partition.maybeExpandIsr -> updateIsr
+    return;
+  }
   propose(c, leader, leader.view_isr | bit(f));
   // KIP-903: the request carries the broker epoch the follower fetched with.
   leader.alter_broker_epoch = leader.fetch_broker_epoch[f];

@@ -84,6 +84,19 @@ std::vector<State> PartitionModel::initial_states() const {
   s.controller.isr = all;
   s.controller.active = static_cast<uint8_t>(c.controller.placement == Placement::Combined ? 0 : c.brokers);
   s.controller.controller_epoch = 1;
+  if (rules::zk_mode(c)) {
+    // ZooKeeper mode: every broker holds its session and /brokers/ids/N (epoch 1) and
+    // has heard from controller epoch 1. The controller is a broker (voters are the
+    // ZooKeeper ensemble): whichever created /controller first; the first broker without
+    // a replica of the partition when there is one, else broker 0.
+    s.controller.active = static_cast<uint8_t>(c.brokers > c.replication_factor ? c.replication_factor : 0);
+    s.controller.state_controller_epoch = 1;
+    for (int n = 0; n < c.brokers; ++n) {
+      s.nodes[n].zk_registered = 1;
+      s.nodes[n].zk_epoch = 1;
+      s.nodes[n].controller_epoch_seen = 1;
+    }
+  }
   s.producer.inflight_leader = kNoNode;
   update_history(s);
   return {s};
@@ -127,6 +140,10 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::Flush: rules::apply_flush(c, s, a); break;
     case K::CheckpointHw: rules::apply_checkpoint_hw(c, s, a); break;
     case K::Consume: rules::apply_consume(c, s, a); break;
+    case K::SessionExpiry: rules::apply_session_expiry(c, s, a); break;
+    case K::BrokerBounce: rules::apply_broker_bounce(c, s, a); break;
+    case K::DeposedWrite: rules::apply_deposed_write(c, s, a); break;
+    case K::StaleLeaderAndIsr: rules::apply_stale_leader_and_isr(c, s, a); break;
     case K::kCount: break;
   }
   update_history(s);

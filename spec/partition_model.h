@@ -6,6 +6,7 @@
 //   spec/replication.cc   fetch, fetch responses, truncation, HW (Partition, ReplicaFetcher)
 //   spec/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
 //   spec/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
+//   spec/zookeeper.cc     the ZooKeeper-mode controller (sessions, BrokerChange, zkVersion)
 //   spec/cluster.cc       shared facts (quorum, reachability), log operations, the HW
 //   spec/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
 //   spec/consumer.cc      consumer reads
@@ -49,6 +50,11 @@ enum class ActionKind : uint8_t {
   Flush,              // node `node` fsyncs its log
   CheckpointHw,       // node `node` writes its HW checkpoint
   Consume,            // the consumer reads its next offset from broker `node`
+  // ZooKeeper mode (controller.mode=zookeeper) only:
+  SessionExpiry,      // ZooKeeper expires node `node`'s session: its ephemeral znodes go
+  BrokerBounce,       // the controller handles `node`'s re-registration as a bounce (KIP-380)
+  DeposedWrite,       // deposed controller `node` performs a queued write (elects `other`)
+  StaleLeaderAndIsr,  // broker `node` handles the deposed controller's LeaderAndIsr
   kCount
 };
 

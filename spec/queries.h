@@ -8,10 +8,23 @@
 namespace isr::spec::rules {
 
 bool is_replica(const Config& c, int node);
+// The cluster runs the ZooKeeper-mode controller (controller.mode=zookeeper).
+inline bool zk_mode(const Config& c) { return c.controller.mode == ControllerMode::Zookeeper; }
+// ZooKeeper mode: a majority of the ensemble (the voters) is live, so sessions can be
+// created and expired and znodes written.
+bool zk_available(const Config& c, const State& s);
+// ZooKeeper mode: `node` can talk to ZooKeeper and holds its session (its znode exists).
+bool zk_session_live(const State& s, int node);
+// ZooKeeper mode with KIP-380: broker `b` re-registered (new broker epoch) and the
+// controller has not yet handled the bounce (zookeeper.cc). The controller handles it
+// before any dead broker of the same BrokerChange event, so until then the restarted
+// incarnation cannot be elected although it is still in the ISR.
+bool bounce_pending(const Config& c, const State& s, int b);
 // A voter that is alive and can talk to the other voters.
 bool live_voter(const Config& c, const State& s, int node);
 // The controller can commit a metadata change: its active voter is live and a majority
-// of voters is live (KRaft commits a record once a majority has it, KIP-595).
+// of voters is live (KRaft commits a record once a majority has it, KIP-595). In
+// ZooKeeper mode: the ensemble has a majority and the controller broker holds its session.
 bool quorum_available(const Config& c, const State& s);
 // Broker `node` can exchange requests with the active controller (heartbeats, metadata
 // fetches, AlterPartition).

@@ -66,6 +66,17 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
                          ActionList& out);
 // Fences `broker` at the controller, electing `new_leader` if leadership must move.
 void fence(const Config& c, State& s, int broker, int new_leader);
+// The partition change that fences `broker` / unfences it (controller.cc).
+PartitionChange fencing_change(const State& s, int broker);
+PartitionChange unfencing_change(const Config& c, const State& s, int broker, bool registering);
+// Adds one `kind` action per leader `change` may elect in `s` (other = that leader, or
+// kNoNode), keeping those within the epoch bounds.
+void add_change_variants(const Config& c, const State& s, const PartitionChange& change, ActionKind kind,
+                         int node, int arg, ActionList& out);
+// Unclean and preferred-replica elections, in either controller mode.
+void election_actions(const Config& c, const State& s, ActionList& out);
+// Broker `b` takes the controller's partition state as its view (makeLeader/makeFollower).
+void adopt_partition_state(const Config& c, State& s, int b);
 // Marks a clean stop the controller took no part in (no quorum to shut down through).
 inline constexpr uint8_t kWithoutController = 0xFE;
 
@@ -104,6 +115,26 @@ void apply_unclean_election(const Config& c, State& s, const Action& a);
 void apply_preferred_election(const Config& c, State& s, const Action& a);
 void apply_metadata_update(const Config& c, State& s, const Action& a);
 void apply_controller_failover(const Config& c, State& s, const Action& a);
+
+// --- ZooKeeper-mode controller (zookeeper.cc) -------------------------------------------
+
+void zk_controller_actions(const Config& c, const State& s, ActionList& out);
+// Session expiries and znode registrations (the brokers' and ZooKeeper's side).
+void zk_session_actions(const Config& c, const State& s, ActionList& out);
+// After the controller wrote the partition state znode: its controller epoch is recorded,
+// and (before KIP-380) the LeaderAndIsr it sends reaches whatever incarnation runs.
+void zk_after_controller_write(const Config& c, State& s, bool leader_changed);
+// A broker writes the ISR itself (Partition.updateIsr, before KIP-497): compare-and-set
+// on the zkVersion it cached. False, leaving `s` unchanged, when the write fails.
+bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr);
+// Whether ISR changes are the leader's own ZooKeeper writes (ZooKeeper mode before KIP-497).
+bool leader_writes_isr(const Config& c);
+void zk_apply_register_broker(const Config& c, State& s, const Action& a);
+void zk_apply_controller_failover(const Config& c, State& s, const Action& a);
+void apply_session_expiry(const Config& c, State& s, const Action& a);
+void apply_broker_bounce(const Config& c, State& s, const Action& a);
+void apply_deposed_write(const Config& c, State& s, const Action& a);
+void apply_stale_leader_and_isr(const Config& c, State& s, const Action& a);
 
 void fault_actions(const Config& c, const State& s, ActionList& out);
 void apply_crash(const Config& c, State& s, const Action& a);

@@ -55,6 +55,13 @@ struct NodeState {
   // of the incarnation that shut down cleanly, 0 (Kafka's -1) when that incarnation never
   // registered, or when the last stop was not clean (the file is deleted at startup).
   uint8_t clean_shutdown_epoch = 0;
+  // ZooKeeper mode only (zero under KRaft): the broker's ephemeral /brokers/ids/N znode,
+  // alive as long as its ZooKeeper session (zookeeper.session.timeout.ms), and the czxid
+  // that KIP-380 uses as its broker epoch; the highest controller epoch the broker has
+  // accepted a request from (ReplicaManager.controllerEpoch).
+  uint8_t zk_registered = 0;  // the znode exists (its session has not expired)
+  uint8_t zk_epoch = 0;       // broker epoch of the latest znode (kept after it is gone)
+  uint8_t controller_epoch_seen = 0;
 };
 
 // What a fetch response carries back to a follower (one batch at most).
@@ -118,6 +125,15 @@ struct ControllerState {
   NodeSet last_known_elr = 0;     // KIP-966
   NodeSet fenced = 0;             // brokers fenced (session expired, shut down, not registered)
   uint8_t registered_epoch[kMaxNodes] = {};      // broker epoch per registered broker
+  // ZooKeeper mode only (zero under KRaft). `fenced` is then the complement of the
+  // controller's live brokers (ControllerContext.liveBrokerIds), `registered_epoch` their
+  // epochs as it knows them, `partition_epoch` the zkVersion of the partition state znode.
+  uint8_t state_controller_epoch = 0;  // controller_epoch field of the partition state znode
+  uint8_t deposed = 0;                 // 1 + node id of a deposed controller with a queued write, 0 = none
+  uint8_t deposed_epoch = 0;           // its controller epoch
+  uint8_t deposed_wrote = 0;           // the partition state is the deposed controller's write
+  uint8_t controller_vacant = 0;       // /controller is gone (its holder's session ended)
+  uint8_t controller_stopped = 0;      // the process holding /controller has stopped
 };
 
 // The outcome of each producer send, as the application sees it.

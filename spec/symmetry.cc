@@ -64,6 +64,7 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   ct.last_known_elr = map_set(p, cs.last_known_elr);
   ct.fenced = map_set(p, cs.fenced);
   for (int n = 0; n < c.nodes(); ++n) ct.registered_epoch[p[n]] = cs.registered_epoch[n];
+  ct.deposed = cs.deposed == 0 ? 0 : static_cast<uint8_t>(p[cs.deposed - 1] + 1);
   t.producer.inflight_leader = map_id(p, s.producer.inflight_leader);
   t.history.last_leader = map_id(p, s.history.last_leader);
 }
@@ -72,7 +73,7 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
 uint64_t signature(const Config& c, const State& s, int n) {
   struct {
     NodeState node;
-    uint8_t self_flags[10];
+    uint8_t self_flags[11];
     LogEntry log[kMaxLog];
     uint8_t numbers[10];
     FetchResponse response;
@@ -89,6 +90,7 @@ uint64_t signature(const Config& c, const State& s, int n) {
   sig.self_flags[6] = ctl.registered_epoch[n];
   sig.self_flags[7] = s.producer.inflight_leader == n;
   sig.self_flags[8] = s.history.last_leader == n;
+  sig.self_flags[10] = ctl.deposed == n + 1;
   if (n < c.replication_factor) {
     const ReplicaState& r = s.replicas[n];
     std::memcpy(sig.log, r.log, sizeof sig.log);

@@ -55,7 +55,8 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
                                "acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
                                "kip-101-divergent-epochs", "kip-279-stale-follower-hw",
-                               "kip-320-shrink-before-commit", "kip-497-stale-incarnation",
+                               "kip-320-unnoticed-bounce",
+                               "maximal-isr-off-shrink-before-commit", "kip-497-stale-incarnation",
                                "kip-903-last-replica-disk-loss", "retry-duplicates-without-idempotence",
                                "acks-1-lost-response-duplicates"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;

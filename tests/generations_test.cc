@@ -46,14 +46,24 @@ Scenario kip101_scenario(const std::string& protocol) {
                      fetch(2, 0)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
   EXPECT_EQ(s.replica(2).hw, 0) << "its response with HW 1 is still in flight";
-  EXPECT_TRUE(s.run({crash(0, StopKind::Kill), fence_broker(0, 1), metadata_update(2)}));
+  // ZooKeeper mode (the generations before KRaft): broker 0 is also the controller; its
+  // session expires, broker 1 takes over and handles 0's failure.
+  EXPECT_TRUE(s.run({crash(0, StopKind::Kill), session_expiry(0), controller_failover(1), fence_broker(0, 1),
+                     metadata_update(2)}));
   return s;
+}
+
+// Leader and controller 1 dies; broker 2 takes over both.
+::testing::AssertionResult second_failover(Scenario& s) {
+  return s.run({crash(1, StopKind::Kill), session_expiry(1), controller_failover(2), fence_broker(1, 2),
+                metadata_update(2)});
 }
 
 TEST(HwTruncationGeneration, AFollowerTruncatesToItsHwAndLosesACommittedRecord) {
   Scenario s = kip101_scenario("hw-truncation");
   EXPECT_TRUE(records(s.state(), 2).empty()) << "makeFollower truncated to HW 0";
-  ASSERT_TRUE(s.run({metadata_update(1), crash(1, StopKind::Kill), fence_broker(1, 2), metadata_update(2)}));
+  ASSERT_TRUE(s.apply(metadata_update(1)));
+  ASSERT_TRUE(second_failover(s));
   EXPECT_EQ(rules::active_leader(s.state()), 2);
   EXPECT_TRUE(s.violated("no-acked-loss"));
   EXPECT_TRUE(s.holds("no-committed-loss-globally")) << "the dead brokers still have it on disk";
@@ -102,7 +112,7 @@ TEST(Kip101Generation, AFollowerKeepsItsLogUntilTheEpochQuery) {
   EXPECT_EQ(s.replica(2).needs_truncation, 1);
   ASSERT_TRUE(s.run({metadata_update(1), epoch_query(2, 1)}));
   EXPECT_EQ(records(s.state(), 2), (std::vector<int>{1})) << "leader 1 has epoch 0 up to offset 1";
-  ASSERT_TRUE(s.run({crash(1, StopKind::Kill), fence_broker(1, 2), metadata_update(2)}));
+  ASSERT_TRUE(second_failover(s));
   EXPECT_EQ(rules::active_leader(s.state()), 2);
   EXPECT_TRUE(s.holds("no-acked-loss"));
 }
@@ -233,8 +243,12 @@ TEST(Kip279Generation, AFetchWithAStaleLeaderEpochIsServed) {
 Scenario join_below_epoch_start(const std::vector<std::string>& overrides) {
   Scenario s(with({"acks=1", "bounds.max_leader_moves=1"}, overrides));
   EXPECT_TRUE(s.run({produce(0, 1), produce(0, 2), fetch(1, 0), fetch_response(1), fetch(1, 0), fetch_response(1),
-                     shrink_isr(0, 2), alter_partition(0), preferred_election(1), metadata_update(1),
-                     metadata_update(2), fetch(2, 1)}));
+                     shrink_isr(0, 2)}));
+  // Before KIP-497 in ZooKeeper mode the leader wrote the shrink itself (no AlterPartition).
+  if (!rules::leader_writes_isr(s.config())) {
+    EXPECT_TRUE(s.apply(alter_partition(0)));
+  }
+  EXPECT_TRUE(s.run({preferred_election(1), metadata_update(1), metadata_update(2), fetch(2, 1)}));
   EXPECT_EQ(s.replica(1).epoch_start_offset, 2);
   EXPECT_EQ(s.replica(1).hw, 0);
   EXPECT_EQ(s.replica(1).fetch_offset[2], 0);
@@ -250,8 +264,14 @@ TEST(Kip279Generation, AFollowerAtTheHwJoinsTheIsrBeforeTheEpochStart) {
   for (const auto& overrides : {std::vector<std::string>{"protocol=kip-279"},
                                 std::vector<std::string>{"fixes.isr_join_epoch_start=false"}}) {
     Scenario s = join_below_epoch_start(overrides);
-    EXPECT_EQ(s.replica(1).alter_pending, 1) << overrides.back();
-    EXPECT_TRUE(contains(s.replica(1).alter_isr, 2)) << overrides.back();
+    if (rules::leader_writes_isr(s.config())) {
+      // kip-279 runs in ZooKeeper mode: the leader wrote the expansion at once.
+      EXPECT_TRUE(contains(s.controller().isr, 2)) << overrides.back();
+      EXPECT_TRUE(contains(s.replica(1).view_isr, 2)) << overrides.back();
+    } else {
+      EXPECT_EQ(s.replica(1).alter_pending, 1) << overrides.back();
+      EXPECT_TRUE(contains(s.replica(1).alter_isr, 2)) << overrides.back();
+    }
   }
 }
 
@@ -266,8 +286,26 @@ Scenario shrink_before_commit(const std::string& protocol) {
   return s;
 }
 
-TEST(Kip320Generation, AShrinkAppliesAtOnceAndTheHwOutrunsTheCommittedIsr) {
+TEST(Kip320Generation, InZooKeeperModeTheLeaderWritesTheShrinkBeforeUsingIt) {
+  // Partition.maybeShrinkIsr -> updateIsr: the znode is written (compare-and-set on the
+  // zkVersion) before the leader uses the new ISR, so the HW never outruns it.
   Scenario s = shrink_before_commit("kip-320");
+  EXPECT_EQ(s.replica(0).view_isr, nodes({0, 2}));
+  EXPECT_EQ(s.controller().isr, nodes({0, 2}));
+  EXPECT_EQ(s.replica(0).hw, 1);
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.all_hold());
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), session_expiry(0), controller_failover(1)}));
+  EXPECT_FALSE(s.can(fence_broker(0, 1))) << "1 is not in the ISR";
+  ASSERT_TRUE(s.run({fence_broker(0, 2), metadata_update(2)}));
+  EXPECT_TRUE(s.holds("no-acked-loss"));
+}
+
+TEST(Kip320Generation, AShrinkAppliedBeforeItsCommitLetsTheHwOutrunTheCommittedIsr) {
+  // The window KIP-497's maximal ISR closes, for an asynchronous ISR change (AlterPartition
+  // to the KRaft controller) applied at once: kip-497 under KRaft without the fix.
+  Scenario s({"protocol=kip-497", "controller.mode=kraft", "fixes.maximal_isr=false"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(2, 0), fetch_response(2), fetch(2, 0), shrink_isr(0, 1)}));
   EXPECT_EQ(s.replica(0).view_isr, nodes({0, 2}));
   EXPECT_EQ(s.controller().isr, nodes({0, 1, 2})) << "not committed yet";
   EXPECT_EQ(s.replica(0).hw, 1);
@@ -313,7 +351,8 @@ TEST(Kip497Generation, ThePendingAddCountsForTheHwAtOnce) {
 // Follower 2 catches up and leader 0 proposes it back into the ISR; before the
 // AlterPartition is handled, 2 loses its disk, restarts and registers again.
 Scenario stale_incarnation(const std::string& protocol) {
-  Scenario s({"protocol=" + protocol, "faults.max_disk_losses=1"});
+  // KIP-903 is a KRaft controller check: both sides run the KRaft controller.
+  Scenario s({"protocol=" + protocol, "controller.mode=kraft", "faults.max_disk_losses=1"});
   EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2),
                      alter_partition(0)}));
   if (s.controller().leader_epoch != s.replica(0).view_leader_epoch) {

@@ -117,7 +117,9 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
     CHECK_THAT(ctl.elr == 0 && ctl.last_known_elr == 0, "no ELR without KIP-966");
     CHECK_THAT(ctl.isr != 0, "without ELR the ISR is never empty");
   }
-  if ((ctl.isr & ctl.fenced) != 0) {
+  // (ZooKeeper mode before KIP-497: the leader writes ISR expansions itself and may add a
+  // follower the controller considers dead; Partition.maybeExpandIsr knows no liveness.)
+  if ((ctl.isr & ctl.fenced) != 0 && !rules::leader_writes_isr(c)) {
     // Fencing takes a broker out of the ISR, except the last member when there is no
     // ELR to move it to; the partition then has no leader.
     CHECK_THAT(!c.eligible_leader_replicas && size(ctl.isr) == 1 && ctl.leader == kNoNode,
@@ -128,7 +130,19 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
     CHECK_THAT(contains(ctl.isr, ctl.leader), "the leader is in the ISR");
     CHECK_THAT(!contains(ctl.fenced, ctl.leader), "the leader is not fenced");
   }
-  CHECK_THAT(c.is_voter(ctl.active), "the active controller is a voter");
+  if (rules::zk_mode(c)) {
+    CHECK_THAT(c.is_broker(ctl.active), "the ZooKeeper-mode controller is a broker");
+    CHECK_THAT(ctl.deposed == 0 || ctl.deposed_wrote == 0, "a deposed controller writes once");
+    CHECK_THAT(ctl.deposed == 0 || ctl.deposed - 1 != ctl.active, "the controller is not its own deposed predecessor");
+  } else {
+    CHECK_THAT(c.is_voter(ctl.active), "the active controller is a voter");
+    CHECK_THAT(ctl.state_controller_epoch == 0 && ctl.deposed == 0 && ctl.deposed_epoch == 0 &&
+                   ctl.deposed_wrote == 0 && ctl.controller_vacant == 0 && ctl.controller_stopped == 0,
+               "ZooKeeper-only controller fields stay zero under KRaft");
+    for (int n = 0; n < kMaxNodes; ++n)
+      CHECK_THAT(s.nodes[n].zk_registered == 0 && s.nodes[n].zk_epoch == 0 && s.nodes[n].controller_epoch_seen == 0,
+                 "ZooKeeper-only node fields stay zero under KRaft");
+  }
   CHECK_THAT(ctl.leader_epoch <= c.bounds.max_leader_epoch, "leader epoch within its bound");
   CHECK_THAT(ctl.partition_epoch <= c.bounds.max_partition_epoch, "partition epoch within its bound");
   CHECK_THAT(ctl.controller_epoch >= 1 && ctl.controller_epoch < kMaxEpoch, "controller epoch in range");
@@ -136,8 +150,17 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
     const NodeState& node = s.nodes[n];
     if (c.is_broker(n)) {
       CHECK_THAT(ctl.registered_epoch[n] >= 1 && ctl.registered_epoch[n] < kMaxEpoch, "registered epoch in range");
-      CHECK_THAT(node.broker_epoch == 0 || node.broker_epoch == ctl.registered_epoch[n],
-                 "a broker runs under its last registration or none");
+      if (rules::zk_mode(c)) {
+        // ZooKeeper mode: the broker runs under its latest znode; the controller learns
+        // that epoch only when it handles the change (or never, before KIP-380).
+        CHECK_THAT(node.broker_epoch == 0 || node.broker_epoch == node.zk_epoch,
+                   "a broker runs under its latest znode or none");
+        CHECK_THAT(ctl.registered_epoch[n] <= node.zk_epoch, "the controller knows no epoch newer than the znode's");
+        CHECK_THAT(!node.zk_registered || node.zk_epoch >= 1, "a znode has an epoch");
+      } else {
+        CHECK_THAT(node.broker_epoch == 0 || node.broker_epoch == ctl.registered_epoch[n],
+                   "a broker runs under its last registration or none");
+      }
     } else {
       CHECK_THAT(ctl.registered_epoch[n] == 0 && node.broker_epoch == 0, "voters do not register as brokers");
     }

@@ -88,6 +88,13 @@ inline Step heal(int node, NetworkSide side) { return {ActionKind::Heal, node, k
 inline Step flush(int node) { return {ActionKind::Flush, node}; }
 inline Step checkpoint_hw(int node) { return {ActionKind::CheckpointHw, node}; }
 inline Step consume(int broker) { return {ActionKind::Consume, broker}; }
+// ZooKeeper mode.
+inline Step session_expiry(int node) { return {ActionKind::SessionExpiry, node}; }
+inline Step broker_bounce(int broker, int leader_after) { return {ActionKind::BrokerBounce, broker, leader_after}; }
+inline Step deposed_write(int controller, int leader_after) {
+  return {ActionKind::DeposedWrite, controller, leader_after};
+}
+inline Step stale_leader_and_isr(int broker) { return {ActionKind::StaleLeaderAndIsr, broker}; }
 
 inline std::string describe(const Step& step) {
   static constexpr const char* kNames[] = {
@@ -95,7 +102,7 @@ inline std::string describe(const Step& step) {
       "ShrinkIsr",       "AlterPartition",    "FenceBroker",    "RegisterBroker",     "UnfenceBroker",
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
-      "Consume"};
+      "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr"};
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {

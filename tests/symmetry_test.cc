@@ -79,6 +79,7 @@ State relabel(const Config& c, const Perm& p, const State& s) {
   ctl.elr = map_set(p, s.controller.elr);
   ctl.last_known_elr = map_set(p, s.controller.last_known_elr);
   ctl.fenced = map_set(p, s.controller.fenced);
+  ctl.deposed = s.controller.deposed == 0 ? 0 : static_cast<uint8_t>(p[s.controller.deposed - 1] + 1);
   t.producer.inflight_leader = map_id(p, s.producer.inflight_leader);
   t.history.last_leader = map_id(p, s.history.last_leader);
   return t;
@@ -94,7 +95,9 @@ Action relabel(const Perm& p, const Action& a) {
     case K::ShrinkIsr:
     case K::FenceBroker:
     case K::RegisterBroker:
-    case K::UnfenceBroker: b.other = map_id(p, a.other); break;
+    case K::UnfenceBroker:
+    case K::BrokerBounce:
+    case K::DeposedWrite: b.other = map_id(p, a.other); break;
     case K::Crash:
       if (a.arg == static_cast<int>(StopKind::Clean) && a.other != rules::kWithoutController)
         b.other = map_id(p, a.other);

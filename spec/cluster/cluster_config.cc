@@ -113,7 +113,13 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
   }
   if (!partition_wanted.empty()) doc["properties"] = partition_wanted;
 
+  // The composed model's controller is the KRaft quorum, whatever the generation's default.
+  if (!doc.contains("controller")) doc["controller"] = json::object();
+  if (doc["controller"].is_object() && !doc["controller"].contains("mode")) doc["controller"]["mode"] = "kraft";
   c.partition = spec::load_config(&doc, {});
+  if (c.partition.controller.mode != ControllerMode::Kraft)
+    throw ConfigError("controller.mode", "--model cluster composes the partition with the KRaft quorum; allowed: "
+                                         "\"kraft\" (protocol \"kip-497\" or later)");
   if (properties_given && partition_wanted.empty()) c.partition.properties.clear();
 
   const int voters = c.partition.controller.voters;
