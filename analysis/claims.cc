@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/verify.h"
+#include "spec/files.h"
 #include "properties/catalog.h"
 
 namespace isr::analysis {
@@ -151,6 +152,17 @@ Claim parse_claim(const json& document, const std::string& default_name) {
   Claim claim;
   claim.name = document.contains("name") ? require_string(document, "name", "name") : default_name;
   if (claim.name.empty()) throw ClaimError("name", "must not be empty");
+  // The name becomes part of the trace files' names under --trace-dir: no separators,
+  // no "..", nothing a shell or a file system would read otherwise.
+  const bool safe = claim.name.size() <= 100 && claim.name.front() != '.' &&
+                    std::all_of(claim.name.begin(), claim.name.end(), [](char ch) {
+                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                             ch == '-' || ch == '_' || ch == '.';
+                    });
+  if (!safe) {
+    throw ClaimError("name", "\"" + claim.name + "\" is not a valid claim name; allowed: up to 100 letters, digits, "
+                             "'-', '_' and '.', not starting with '.' (it names the claim's trace files)");
+  }
   if (document.contains("description")) claim.description = require_string(document, "description", "description");
   if (document.contains("source")) claim.source = require_string(document, "source", "source");
 
@@ -238,13 +250,11 @@ Claim parse_claim(const json& document, const std::string& default_name) {
 }
 
 Claim read_claim_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ClaimError(path, "cannot read the file");
   json document;
   try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ClaimError(path, std::string("not valid JSON: ") + e.what());
+    document = spec::files::read_json_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw ClaimError(path, e.what());
   }
   return parse_claim(document, std::filesystem::path(path).stem().string());
 }

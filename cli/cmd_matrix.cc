@@ -196,7 +196,16 @@ void run(const MatrixCommandOptions& o) {
   }
   const std::vector<analysis::MatrixCell> cells = analysis::expand_matrix(dimensions);
   if (cells.empty()) {
-    throw UsageError("--min-isr", "no cell: every value is above every replication factor in --rf");
+    // A cell needs min ISR <= RF and failures <= RF: blame the flag that ruled all out.
+    const int max_rf = *std::max_element(dimensions.replication_factors.begin(), dimensions.replication_factors.end());
+    const bool some_min_isr_fits =
+        dimensions.min_isr.empty() ||
+        *std::min_element(dimensions.min_isr.begin(), dimensions.min_isr.end()) <= max_rf;
+    if (!some_min_isr_fits) {
+      throw UsageError("--min-isr", "no cell: every value is above every replication factor in --rf");
+    }
+    throw UsageError("--failures", "no cell: every value is above every replication factor in --rf (a cell's "
+                                   "failures are at most its RF)");
   }
 
   analysis::MatrixOptions options;

@@ -35,6 +35,7 @@
 #include "counterexamples/render.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace.h"
+#include "spec/files.h"
 
 namespace isr::cli {
 namespace {
@@ -57,13 +58,11 @@ struct SimulateOptions {
 
 template <checker::Model M>
 std::map<std::string, double, std::less<>> read_weights(const std::string& path, const M& model) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--weights", "cannot read \"" + path + "\"");
   json document;
   try {
-    in >> document;
-  } catch (const json::exception& e) {
-    throw UsageError("--weights", path + " is not JSON: " + e.what());
+    document = spec::files::read_json_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw UsageError("--weights", e.what());
   }
   if (!document.is_object()) {
     throw UsageError("--weights", path + " must be a JSON object {\"ActionKind\": weight, ...}");

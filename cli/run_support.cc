@@ -43,19 +43,20 @@ static std::pair<double, std::string> number_and_unit(const std::string& text, c
 }
 
 uint64_t parse_size(const std::string& text, const std::string& option) {
-  const UsageError error(option, "expected bytes or a size with a unit K, M, G or T (e.g. 512M, 4G), got \"" +
-                                     text + "\"");
+  const UsageError error(option, "expected bytes or a size with a unit: K, M, G or T, optionally followed by B or "
+                                 "iB (e.g. 512M, 4G, 1.5GiB; all binary), got \"" + text + "\"");
   auto [value, unit] = number_and_unit(text, error);
   for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.size() > 1 && (unit.ends_with("IB") || unit.ends_with("B"))) {
-    unit = unit.substr(0, unit.ends_with("IB") ? unit.size() - 2 : unit.size() - 1);
-  }
+  // "B" alone, or a prefix letter followed by nothing, "B" or "IB": "5IB" names no unit.
+  std::string prefix = unit;
+  if (unit.size() == 3 && unit.ends_with("IB")) prefix = unit.substr(0, 1);
+  else if (unit.size() == 2 && unit.ends_with("B")) prefix = unit.substr(0, 1);
   double scale = 1;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+  if (prefix.empty() || prefix == "B") scale = 1;
+  else if (prefix == "K") scale = 1024.0;
+  else if (prefix == "M") scale = 1024.0 * 1024;
+  else if (prefix == "G") scale = 1024.0 * 1024 * 1024;
+  else if (prefix == "T") scale = 1024.0 * 1024 * 1024 * 1024;
   else throw error;
   const double bytes = value * scale;
   if (!(bytes >= 1) || bytes > 1e18) throw error;
@@ -73,6 +74,11 @@ std::chrono::nanoseconds parse_duration(const std::string& text, const std::stri
   else if (unit == "h") seconds_per_unit = 3600;
   else throw error;
   if (!(value > 0) || value * seconds_per_unit > 1e9) throw error;
+  // A zero duration means "no limit" to the engines: a limit too small to measure must
+  // not turn into none.
+  if (value * seconds_per_unit < 1e-3) {
+    throw UsageError(option, "must be at least 1ms (a duration with a unit: 500ms, 10s, 5m, 2h), got \"" + text + "\"");
+  }
   return std::chrono::nanoseconds(static_cast<int64_t>(value * seconds_per_unit * 1e9));
 }
 

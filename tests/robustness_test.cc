@@ -1,0 +1,234 @@
+// Bad input never crashes the tool (issue 12): every case a fuzz campaign found exits 2
+// with a message naming the field, and the shared JSON reader (spec/files.h) refuses
+// what the readers downstream cannot take. Each test here failed before its fix (exit 4,
+// a segmentation fault, or a silent wrong reading).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/files.h"
+#include "tests/trace_test_support.h"
+
+namespace {
+
+using Result = isr::trace_test::Run;
+using isr::trace_test::fixture_path;
+using isr::trace_test::load_fixture;
+using isr::trace_test::temp_path;
+using isr::trace_test::write_temp;
+namespace files = isr::spec::files;
+
+Result run(const std::string& args) { return isr::trace_test::run_isrcheck(args); }
+
+bool mentions(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Exit 2 with `part` in the message (and nothing on stdout).
+void expect_rejected(const Result& r, const std::string& part) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(mentions(r.err, part)) << "expected \"" << part << "\" in: " << r.err;
+}
+
+std::string nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// The leader-loss fixture with `change` applied to it, written to a temporary file.
+template <class Change>
+std::string changed_trace(Change change) {
+  nlohmann::json trace = load_fixture("trace_acks1_leader_loss.json");
+  change(trace);
+  return write_temp(trace.dump());
+}
+
+// ---- the shared reader -----------------------------------------------------------------
+
+TEST(JsonInput, RefusesNestingBeyondTheLimitAndAcceptsItUpToIt) {
+  EXPECT_NO_THROW(files::parse_json(nested(files::kMaxJsonDepth)));
+  EXPECT_THROW(files::parse_json(nested(files::kMaxJsonDepth + 1)), files::InputError);
+  EXPECT_THROW(files::parse_json(nested(100000)), files::InputError);
+}
+
+TEST(JsonInput, RefusesDuplicateKeysNamingTheKeyAndWhere) {
+  try {
+    files::parse_json(R"({"faults": {"max_crashes": 1, "max_crashes": 2}})");
+    FAIL() << "accepted a duplicate key";
+  } catch (const files::InputError& e) {
+    EXPECT_TRUE(mentions(e.what(), "\"max_crashes\"")) << e.what();
+    EXPECT_TRUE(mentions(e.what(), "faults")) << e.what();
+  }
+  // The same key in two different objects is fine.
+  EXPECT_NO_THROW(files::parse_json(R"([{"a": 1}, {"a": 2}])"));
+}
+
+TEST(JsonInput, SyntaxErrorsGiveLineAndColumn) {
+  try {
+    files::parse_json("{\n  \"a\": 1,,\n}");
+    FAIL();
+  } catch (const files::InputError& e) {
+    EXPECT_TRUE(mentions(e.what(), "line 2")) << e.what();
+    EXPECT_TRUE(mentions(e.what(), "column")) << e.what();
+  }
+}
+
+TEST(JsonInput, Utf8Validation) {
+  EXPECT_TRUE(files::valid_utf8("acks=all, é, 日本"));
+  EXPECT_FALSE(files::valid_utf8("\xff"));
+  EXPECT_FALSE(files::valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(files::valid_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(files::valid_utf8("\xe6\x97"));          // cut short
+}
+
+TEST(JsonInput, ADirectoryIsNotAFile) {
+  try {
+    files::read_file(::testing::TempDir());
+    FAIL();
+  } catch (const files::InputError& e) {
+    EXPECT_TRUE(mentions(e.what(), "is a directory")) << e.what();
+  }
+}
+
+// ---- --set values ----------------------------------------------------------------------
+
+TEST(BadInput, InvalidUtf8InASetValueNamesTheKeyInEveryModel) {
+  // /bin/sh has no $'\xff': printf's octal escape makes the byte.
+  const Result partition = run("describe --set \"$(printf 'acks=\\377')\"");
+  expect_rejected(partition, "acks: the value given with --set is not valid UTF-8");
+  expect_rejected(run("describe --model kraft --set \"$(printf 'voters=\\377')\""), "voters: the value given with --set is not valid UTF-8");
+  expect_rejected(run("describe --model cluster --set \"$(printf 'acks=\\377')\""), "acks: the value given with --set is not valid UTF-8");
+  expect_rejected(run("describe --set \"$(printf '\\377=1')\""), "the key is not valid UTF-8");
+}
+
+TEST(BadInput, DeeplyNestedSetValueIsRefused) {
+  expect_rejected(run("describe --set 'properties=" + nested(1000) + "'"), "nested deeper");
+}
+
+// ---- deeply nested and malformed JSON files --------------------------------------------
+
+TEST(BadInput, DeeplyNestedConfigIsRefused) {
+  const std::string path = write_temp("{\"x\": " + nested(100000) + "}");
+  expect_rejected(run("describe --config '" + path + "'"), "nested deeper");
+  expect_rejected(run("describe --model kraft --config '" + path + "'"), "nested deeper");
+  std::remove(path.c_str());
+}
+
+TEST(BadInput, ExportingADeeplyNestedTraceIsRefused) {
+  const std::string path = changed_trace([](nlohmann::json& t) { t["steps"][0]["state"]["extra"] = "DEEP"; });
+  std::string text = isr::trace_test::slurp(path);
+  text.replace(text.find("\"DEEP\""), 6, nested(20000));
+  std::ofstream(path) << text;
+  for (const char* format : {"itf", "scenario", "gtest"}) {
+    expect_rejected(run(std::string("export --format ") + format + " '" + path + "'"), "nested deeper");
+  }
+  expect_rejected(run("render '" + path + "'"), "nested deeper");
+  std::remove(path.c_str());
+}
+
+TEST(BadInput, DeeplyNestedClaimAndManifestAreRefused) {
+  const std::string path = write_temp("{\"name\": " + nested(100000) + "}");
+  expect_rejected(run("prove '" + path + "'"), "nested deeper");
+  expect_rejected(run("corpus verify --manifest '" + path + "'"), "nested deeper");
+  std::remove(path.c_str());
+}
+
+TEST(BadInput, DuplicateKeysAreRefusedNamingTheKey) {
+  const std::string path = write_temp(R"({"brokers": 3, "brokers": 4})");
+  expect_rejected(run("describe --config '" + path + "'"), "\"brokers\"");
+  std::remove(path.c_str());
+  const std::string trace = fixture_path("trace_acks1_leader_loss.json");
+  std::string text = isr::trace_test::slurp(trace);
+  text.replace(text.find("\"version\""), 9, "\"model\": \"partition\", \"version\"");
+  const std::string twice = write_temp(text);
+  expect_rejected(run("render '" + twice + "'"), "\"model\"");
+  std::remove(twice.c_str());
+}
+
+TEST(BadInput, ManifestSyntaxErrorsGiveLineAndColumn) {
+  const std::string path = write_temp("{\"entries\": [\n  {\"name\": \"a\",,}\n]}");
+  const Result r = run("corpus verify --manifest '" + path + "'");
+  expect_rejected(r, "--manifest");
+  EXPECT_TRUE(mentions(r.err, "line 2, column")) << r.err;
+  std::remove(path.c_str());
+}
+
+// ---- producer outcomes keyed by something other than a record id -------------------------
+
+TEST(BadInput, NonNumericOutcomeKeysAreRefusedByEveryExporter) {
+  const std::string path = changed_trace([](nlohmann::json& t) {
+    t["steps"][t["steps"].size() - 1]["state"]["producer"]["outcomes"] = {{"x", "acked"}};
+  });
+  for (const char* format : {"scenario", "gtest", "itf"}) {
+    const Result r = run(std::string("export --format ") + format + " '" + path + "'");
+    expect_rejected(r, "producer.outcomes.x");
+    EXPECT_TRUE(r.out.empty()) << format << " wrote: " << r.out.substr(0, 200);
+  }
+  std::remove(path.c_str());
+  const std::string huge = changed_trace([](nlohmann::json& t) {
+    t["steps"][1]["state"]["producer"]["outcomes"] = {{"99999999999999999999999", "acked"}};
+  });
+  expect_rejected(run("export --format itf '" + huge + "'"), "not a record id");
+  std::remove(huge.c_str());
+}
+
+// ---- a directory where a file is expected ------------------------------------------------
+
+TEST(BadInput, ADirectoryWhereAFileIsExpected) {
+  const std::string dir = temp_path("_dir");
+  std::filesystem::create_directories(dir);
+  const std::string d = "'" + dir + "'";
+  expect_rejected(run("prove " + d), "is a directory");
+  expect_rejected(run("simulate --weights " + d), "is a directory");
+  expect_rejected(run("render " + d), "is a directory");
+  expect_rejected(run("replay " + d), "is a directory");
+  expect_rejected(run("export " + d), "is a directory");
+  expect_rejected(run("describe --config " + d), "is a directory");
+  expect_rejected(run("corpus verify --manifest " + d), "is a directory");
+  std::filesystem::remove_all(dir);
+}
+
+// ---- the right flag, the right model's keys ------------------------------------------------
+
+TEST(BadInput, MatrixBlamesFailuresWhenTheyExceedEveryReplicationFactor) {
+  expect_rejected(run("matrix --rf 1 --min-isr 1 --failures 2"), "--failures");
+  expect_rejected(run("matrix --rf 1 --min-isr 2"), "--min-isr");
+}
+
+TEST(BadInput, ClusterModelErrorsListTheClusterModelsKeys) {
+  const Result fix = run("describe --model cluster --set fixes.bogus=true");
+  expect_rejected(fix, "fixes.bogus");
+  EXPECT_TRUE(mentions(fix.err, "apply_after_commit")) << fix.err;
+  EXPECT_TRUE(mentions(fix.err, "persist_vote")) << fix.err;
+  const Result key = run("describe --model cluster --set bogus=1");
+  expect_rejected(key, "bogus");
+  EXPECT_TRUE(mentions(key.err, "kraft")) << key.err;
+  // The cluster-only keys are still accepted.
+  EXPECT_EQ(run("describe --model cluster --set fixes.apply_after_commit=false --set kraft.max_epoch=2").exit_code, 0);
+}
+
+// ---- sizes, durations, property lists --------------------------------------------------------
+
+TEST(BadInput, SizesWithoutAUnitLetterAreRefused) {
+  for (const char* size : {"5IB", "5XB", "5KBB"}) {
+    const Result r = run(std::string("check --max-memory ") + size + " --set acks=1 --quiet");
+    expect_rejected(r, "--max-memory");
+    EXPECT_TRUE(mentions(r.err, "K, M, G or T")) << r.err;
+  }
+}
+
+TEST(BadInput, ATimeLimitTooSmallToMeasureIsRefusedNotUnlimited) {
+  expect_rejected(run("simulate --time-limit 1e-12 --quiet"), "--time-limit");
+  expect_rejected(run("simulate --time-limit 0.0000001s --quiet"), "--time-limit");
+}
+
+TEST(BadInput, AnEmptyPropertyListIsRefused) {
+  expect_rejected(run("describe --set 'properties=[]'"), "properties");
+  expect_rejected(run("describe --set 'properties=\"\"'"), "properties");
+  expect_rejected(run("describe --model kraft --set 'properties=[]'"), "properties");
+  expect_rejected(run("describe --model cluster --set 'properties=[]'"), "properties");
+  const std::string path = write_temp(R"({"properties": ""})");
+  expect_rejected(run("describe --config '" + path + "'"), "leave `properties` out");
+  std::remove(path.c_str());
+}
+
+}  // namespace
