@@ -231,4 +231,43 @@ TEST(BadInput, AnEmptyPropertyListIsRefused) {
   std::remove(path.c_str());
 }
 
+// ---- no unbounded work from a number in the input (issue 12, point 2) ----------------------
+
+namespace bounded {
+
+// Runs `args` with 20 s and 1 GiB of address space at most: without the bounds these
+// commands wrote a line per offset up to 2^31 (7.5 GB before they were killed).
+Result run_limited(const std::string& args) {
+  return isr::trace_test::run_shell("ulimit -v 1048576; timeout 20 '" + std::string(ISRCHECK_BINARY) + "' " + args);
+}
+
+TEST(BoundedWork, RenderingAClusterTraceWithAHugeCommittedOffsetIsLinear) {
+  nlohmann::json trace =
+      nlohmann::json::parse(isr::trace_test::slurp(std::string(ISRCHECK_SOURCE_DIR) +
+                                                   "/counterexamples/corpus/cluster-uncommitted-metadata.json"));
+  ASSERT_EQ(trace["model"], "cluster");
+  for (size_t i = 1; i < trace["steps"].size(); ++i) trace["steps"][i]["state"]["metadata"]["committed_offset"] = 1LL << 31;
+  const std::string path = write_temp(trace.dump());
+  for (const char* format : {"text", "markdown", "mermaid", "dot"}) {
+    const Result r = run_limited(std::string("render --format ") + format + " '" + path + "'");
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_LT(r.out.size(), 1u << 20) << format;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(BoundedWork, ExportRefusesNodeCountsBeyondTheModel) {
+  for (const char* key : {"brokers", "replication_factor"}) {
+    const std::string path = changed_trace([&](nlohmann::json& t) { t["config"][key] = 2147483647; });
+    const Result r = run_limited("export --format scenario '" + path + "'");
+    expect_rejected(r, std::string("config.") + key);
+    std::remove(path.c_str());
+  }
+  const std::string path = changed_trace([](nlohmann::json& t) { t["config"]["controller"]["voters"] = 1 << 30; });
+  expect_rejected(run_limited("export --format gtest '" + path + "'"), "config.controller.voters");
+  std::remove(path.c_str());
+}
+
+}  // namespace bounded
+
 }  // namespace
