@@ -349,12 +349,12 @@ RegenerateResult regenerate_entry(const CorpusEntry& entry, const std::string& o
   const std::string before = read_text(result.file, found);
   result.changed = !found || before != text;
   if (result.changed) {
-    std::filesystem::create_directories(out_dir);
-    std::ofstream out(result.file, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      result.problem = "cannot write " + result.file;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    try {
+      spec::files::write_file_atomically(result.file, text);
+    } catch (const spec::files::InputError& e) {
+      result.problem = e.what();
       return result;
     }
   }

@@ -18,6 +18,7 @@
 
 #include "analysis/corpus.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 
 namespace isr::cli {
 namespace {
@@ -81,6 +82,7 @@ std::string subject(const CorpusEntry& entry) {
 void regenerate(const CorpusOptions& o) {
   const analysis::Manifest manifest = load(o);
   const std::string out_dir = o.dir.empty() ? manifest.directory : o.dir;
+  check_output_directory(out_dir, "--out");
   int failures = 0, changed = 0;
   for (const CorpusEntry* entry : selected(manifest, o)) {
     const analysis::RegenerateResult r = analysis::regenerate_entry(*entry, out_dir, run_options(o));

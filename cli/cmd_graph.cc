@@ -24,6 +24,7 @@
 #include "checker/counterexample.h"
 #include "checker/state_graph.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/load.h"
 #include "spec/partition_model.h"
 
@@ -112,13 +113,11 @@ void run_graph(const GraphOptions& o) {
     write_graph(o, std::cout);
     return;
   }
+  check_output_path(o.out, "--out");
   // Write to a string first: a refused model leaves no half-written file behind.
   std::ostringstream text;
   write_graph(o, text);
-  std::ofstream file(o.out);
-  if (!file) throw UsageError("--out", "cannot write " + o.out);
-  file << text.str();
-  if (!file) throw UsageError("--out", "cannot write " + o.out);
+  write_text(o.out, "--out", text.str());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "analysis/matrix.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/run_support.h"
 #include "spec/state.h"
 
 namespace isr::cli {
@@ -180,13 +181,7 @@ class ProgressBar {
 };
 
 void write_file(const std::string& path, const std::string& option, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+  write_text(path, option, text);
 }
 
 void run(const MatrixCommandOptions& o) {
@@ -194,6 +189,8 @@ void run(const MatrixCommandOptions& o) {
   if (o.jobs < 1 || o.jobs > 256) {
     throw UsageError("--jobs", "expected 1..256 cells in parallel, got " + std::to_string(o.jobs));
   }
+  check_output_path(o.json_file, "--json");
+  check_output_path(o.html_file, "--html");
   const std::vector<analysis::MatrixCell> cells = analysis::expand_matrix(dimensions);
   if (cells.empty()) {
     // A cell needs min ISR <= RF and failures <= RF: blame the flag that ruled all out.

@@ -20,6 +20,7 @@
 
 #include "analysis/claims.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 
 namespace isr::cli {
 namespace {
@@ -38,14 +39,7 @@ std::string seconds_text(double s) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& document, const std::string& field) {
-  if (path == "-") {
-    std::cout << document.dump(2) << "\n";
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw UsageError(field, "cannot write " + path);
-  out << document.dump(2) << "\n";
-  if (!out) throw UsageError(field, "cannot write " + path);
+  write_json(path, field, document);
 }
 
 void prove(const ProveCommandOptions& o) {
@@ -59,11 +53,8 @@ void prove(const ProveCommandOptions& o) {
                        std::string(e.what()).substr(e.field.size() + 2));
     }
   }
-  if (!o.trace_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(o.trace_dir, error);
-    if (error) throw UsageError("--trace-dir", "cannot create " + o.trace_dir + ": " + error.message());
-  }
+  check_output_path(o.json_file, "--json");
+  check_output_directory(o.trace_dir, "--trace-dir");
 
   analysis::ProveOptions options;
   options.threads = o.threads;

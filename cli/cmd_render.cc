@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/model_dispatch.h"
 #include "counterexamples/render.h"
 #include "counterexamples/trace_check.h"
@@ -43,14 +44,7 @@ void render(const RenderOptions& options) {
                      e.message);
   }
   const std::string text = render_trace(trace, *format);
-  if (options.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(options.out);
-  if (!out || !(out << text) || !out.flush()) {
-    throw UsageError("--out", "cannot write " + options.out);
-  }
+  write_text(options.out.empty() ? "-" : options.out, "--out", text);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "analysis/covering_tests.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/load.h"
 #include "counterexamples/export_scenario.h"
 #include "spec/config.h"
@@ -27,10 +28,7 @@ struct TestsOptions {
   std::string out;
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text) || !out.flush()) throw UsageError("--out", "cannot write " + path.string());
-}
+void write_file(const std::filesystem::path& path, const std::string& text) { write_text(path.string(), "--out", text); }
 
 void run_tests(const TestsOptions& o) {
   analysis::CoveringOptions options;
@@ -46,9 +44,7 @@ void run_tests(const TestsOptions& o) {
   options.max_states = o.max_states;
   const spec::Config config = load_config(o.config);
 
-  std::error_code error;
-  std::filesystem::create_directories(o.out, error);
-  if (error) throw UsageError("--out", "cannot create directory " + o.out + ": " + error.message());
+  check_output_directory(o.out, "--out");
 
   const analysis::CoveringResult result = analysis::covering_tests(config, options);
 

@@ -1,7 +1,10 @@
 // Shared option handling and formatting for check and simulate (see run_support.h).
 #include "cli/run_support.h"
 
+#include <unistd.h>
+
 #include <cctype>
+#include <filesystem>
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "spec/files.h"
 
 namespace isr::cli {
 namespace {
@@ -105,13 +109,36 @@ std::string bytes_text(uint64_t bytes) {
 }
 
 void write_json(const std::string& path, const std::string& option, const nlohmann::json& document) {
+  write_text(path, option, document.dump(2) + "\n");
+}
+
+void write_text(const std::string& path, const std::string& option, const std::string& text) {
   if (path == "-") {
-    std::cout << document.dump(2) << "\n";
+    std::cout << text << std::flush;
     return;
   }
-  std::ofstream out(path);
-  out << document.dump(2) << "\n";
-  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+  try {
+    spec::files::write_file_atomically(path, text);
+  } catch (const spec::files::InputError& e) {
+    throw UsageError(option, e.what());
+  }
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
+  if (path.empty() || path == "-") return;
+  const std::string problem = spec::files::output_path_problem(path);
+  if (!problem.empty()) throw UsageError(option, problem);
+}
+
+void check_output_directory(const std::string& path, const std::string& option) {
+  if (path.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
+    throw UsageError(option, "\"" + path + "\" exists and is not a directory");
+  }
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw UsageError(option, "cannot create \"" + path + "\": " + ec.message());
+  if (::access(path.c_str(), W_OK) != 0) throw UsageError(option, "directory \"" + path + "\" is not writable");
 }
 
 }  // namespace isr::cli

@@ -38,6 +38,17 @@ std::string human(double value);              // 1234567 -> "1.23M"
 std::string bytes_text(uint64_t bytes);       // "12.3 MiB", "1.50 GiB"
 
 // Writes `document` to `path` ("-" = stdout); UsageError naming `option` when it cannot.
+// Files are written atomically (spec/files.h): never half a file, even on a signal.
 void write_json(const std::string& path, const std::string& option, const nlohmann::json& document);
+
+// The same for text; every file a subcommand writes goes through here.
+void write_text(const std::string& path, const std::string& option, const std::string& text);
+
+// UsageError naming `option` unless `path` ("-" = stdout, empty = not given) can be
+// written. Called before a search starts, so that a typo does not lose its result.
+void check_output_path(const std::string& path, const std::string& option);
+
+// The same for a directory the command creates if needed (--trace-dir, --out DIR).
+void check_output_directory(const std::string& path, const std::string& option);
 
 }  // namespace isr::cli

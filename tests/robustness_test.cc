@@ -270,4 +270,81 @@ TEST(BoundedWork, ExportRefusesNodeCountsBeyondTheModel) {
 
 }  // namespace bounded
 
+// ---- output integrity (issue 12, point 4) ----------------------------------------------------
+
+TEST(OutputIntegrity, CheckAndSimulateWritePureJsonOnStdoutWithJsonDash) {
+  for (const char* command : {"check --set acks=1 --quiet --json -",
+                              "simulate --set acks=1 --seed 7 --walks 200 --quiet --json -"}) {
+    const Result r = run(command);
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
+    const nlohmann::json document = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(document.is_discarded()) << command << " wrote more than JSON on stdout:\n" << r.out.substr(0, 300);
+    EXPECT_TRUE(mentions(r.err, "VIOLAT")) << command << ": the summary belongs on stderr: " << r.err;
+  }
+}
+
+TEST(OutputIntegrity, OutputPathsAreCheckedBeforeTheSearch) {
+  const std::string dir = temp_path("_out_dir");
+  std::filesystem::create_directories(dir);
+  const std::string missing = dir + "/no/such/dir/result.json";
+  for (const std::string& command :
+       {"check --set acks=1 --quiet --json '" + missing + "'", "check --set acks=1 --quiet --trace-out '" + dir + "'",
+        "simulate --set acks=1 --seed 7 --walks 200 --quiet --json '" + missing + "'",
+        "simulate --set acks=1 --seed 7 --walks 200 --quiet --trace-out '" + dir + "'"}) {
+    const Result r = run(command);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_TRUE(mentions(r.err, "--json") || mentions(r.err, "--trace-out")) << r.err;
+    EXPECT_FALSE(mentions(r.out + r.err, "VIOLATION") || mentions(r.out + r.err, "verdict")) << "searched first: " << r.out;
+  }
+  const Result render = run("render --out '" + dir + "' '" + fixture_path("trace_acks1_leader_loss.json") + "'");
+  expect_rejected(render, "--out");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OutputIntegrity, AClaimNameCannotLeaveTheTraceDirectory) {
+  const std::string dir = temp_path("_claim_dir");
+  std::filesystem::create_directories(dir + "/traces");
+  nlohmann::json claim = nlohmann::json::parse(isr::trace_test::slurp(
+      std::string(ISRCHECK_SOURCE_DIR) + "/claims/acks-one-leader-failure-loses-acked-write.json"));
+  for (const char* name : {"../../x", "a/b", ".hidden", "a b"}) {
+    claim["name"] = name;
+    const std::string path = dir + "/claim.json";
+    std::ofstream(path) << claim.dump();
+    const Result r = run("prove --trace-dir '" + dir + "/traces' '" + path + "'");
+    expect_rejected(r, "name");
+    EXPECT_TRUE(mentions(r.err, "allowed")) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.no-acked-loss.trace.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OutputIntegrity, FilesAreReplacedAtomicallyLeavingNoTemporaryFile) {
+  const std::string dir = temp_path("_atomic");
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/out.json";
+  files::write_file_atomically(path, "first\n");
+  files::write_file_atomically(path, "second\n");
+  EXPECT_EQ(isr::trace_test::slurp(path), "second\n");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
+  EXPECT_THROW(files::write_file_atomically(dir, "x"), files::InputError);
+  EXPECT_THROW(files::write_file_atomically(dir + "/missing/out.json", "x"), files::InputError);
+  EXPECT_EQ(isr::trace_test::slurp(path), "second\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OutputIntegrity, SimulateTracesAreByteIdenticalForTheSameSeed) {
+  const std::string a = temp_path(".json"), b = temp_path(".json");
+  for (const std::string& path : {a, b}) {
+    const Result r = run("simulate --set acks=1 --seed 7 --walks 200 --threads 2 --quiet --trace-out '" + path + "'");
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+  }
+  const std::string first = isr::trace_test::slurp(a);
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, isr::trace_test::slurp(b));
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
 }  // namespace
