@@ -111,6 +111,7 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     v.threads = options.threads;
     v.max_states = claim.max_states;
     v.faults_begin = claim.faults_begin;
+    v.interrupt = options.interrupt;
     const VerifyOutcome r = verify(c, v);
     if (r.verdict == checker::Verdict::Holds) {
       for (const auto& name : undecided) outcome.checks.push_back(row(name, r, "holds"));
@@ -119,7 +120,8 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     if (r.verdict == checker::Verdict::Incomplete) {
       for (const auto& name : undecided) {
         ClaimCheck check = row(name, r, "incomplete");
-        check.note = "search stopped at " + std::to_string(r.distinct_states) + " states (max_states)";
+        check.note = "search stopped at " + std::to_string(r.distinct_states) + " states (" +
+                     (r.stop_reason == checker::StopReason::Interrupted ? "interrupted" : "max_states") + ")";
         outcome.checks.push_back(check);
       }
       return;
@@ -279,6 +281,7 @@ ClaimOutcome prove_claim(const Claim& claim, const ProveOptions& options) {
     o.failing_nodes = a.failing_nodes;
     o.threads = options.threads;
     o.max_states = claim.max_states != 0 ? claim.max_states : kDefaultAvailabilityStates;
+    o.interrupt = options.interrupt;
     const AvailabilityReport r = analyze_availability(claim.resolved, o);
     ClaimCheck c;
     c.check = "availability after " + std::to_string(a.failures) + (a.lossy ? " lossy" : "") +
@@ -292,7 +295,10 @@ ClaimOutcome prove_claim(const Claim& claim, const ProveOptions& options) {
     c.seconds = r.seconds;
     c.trace = r.witness_trace;
     c.note = std::to_string(r.settled_states) + " settled states";
-    if (!r.complete) c.note = "state graph stopped at " + std::to_string(r.graph_states) + " states (max_states)";
+    if (!r.complete) {
+      c.note = "state graph stopped at " + std::to_string(r.graph_states) + " states (" +
+               (r.interrupted ? "interrupted" : "max_states") + ")";
+    }
     if (r.unexplained_states != 0) c.note += ", " + std::to_string(r.unexplained_states) + " unexplained";
     outcome.checks.push_back(c);
   }

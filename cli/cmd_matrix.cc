@@ -49,8 +49,6 @@ struct MatrixCommandOptions {
   bool quiet = false;
 };
 
-std::atomic<bool> g_matrix_interrupted{false};
-extern "C" void on_matrix_interrupt(int) { g_matrix_interrupted.store(true); }
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> items;
@@ -212,24 +210,21 @@ void run(const MatrixCommandOptions& o) {
   options.max_states = o.max_states;
   options.availability = !o.no_availability;
   if (!o.no_cache) options.cache_dir = o.cache_dir;
-  options.interrupt = &g_matrix_interrupted;
+  InterruptGuard guard;  // SIGINT/SIGTERM: unfinished cells are incomplete, exit 3
+  options.interrupt = &interrupted();
   auto bar = std::make_shared<ProgressBar>(!o.quiet);
   options.progress = [bar](const analysis::MatrixProgress& p) { bar->update(p); };
 
-  g_matrix_interrupted.store(false);
-  auto* previous = std::signal(SIGINT, on_matrix_interrupt);
-  analysis::MatrixResult result;
-  try {
-    result = analysis::run_matrix(cells, options);
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
-  }
-  std::signal(SIGINT, previous);
+  const analysis::MatrixResult result = analysis::run_matrix(cells, options);
 
   const auto format = o.format == "markdown" ? analysis::MatrixFormat::Markdown : analysis::MatrixFormat::Text;
   if (o.json_file != "-") std::cout << analysis::render_matrix_table(result, format);
-  if (!o.json_file.empty()) write_file(o.json_file, "--json", analysis::matrix_to_json(result).dump(2) + "\n");
+  if (o.json_file == "-") std::cerr << analysis::render_matrix_table(result, format);
+  if (!o.json_file.empty()) {
+    nlohmann::json document = analysis::matrix_to_json(result);
+    if (document.is_object()) document["verdict"] = result.interrupted ? "incomplete" : "complete";
+    write_file(o.json_file, "--json", document.dump(2) + "\n");
+  }
   if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result));
   set_exit_code(result.interrupted ? 3 : 0);
 }

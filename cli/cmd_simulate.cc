@@ -174,6 +174,8 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
                  {"model", model_name},
                  {"seed", walk.seed},
                  {"outcome", outcome_name(result.outcome)},
+                 // The word every long command's --json uses: "incomplete" after a signal.
+                 {"verdict", outcome_name(result.outcome)},
                  {"options", {{"walks", walk.walks},
                               {"depth", walk.depth},
                               {"threads", walk.threads},

@@ -46,6 +46,8 @@ void run_tests(const TestsOptions& o) {
 
   check_output_directory(o.out, "--out");
 
+  InterruptGuard guard;  // SIGINT/SIGTERM: the scenarios of the partial graph are written, exit 3
+  options.interrupt = &interrupted();
   const analysis::CoveringResult result = analysis::covering_tests(config, options);
 
   nlohmann::ordered_json index;
@@ -53,7 +55,9 @@ void run_tests(const TestsOptions& o) {
   index["version"] = 1;
   index["cover"] = std::string(analysis::cover_criterion_name(options.criterion));
   index["config"] = spec::to_json(config);
-  index["state_graph"] = {{"states", result.states}, {"edges", result.edges}, {"complete", result.complete}};
+  index["state_graph"] = {{"states", result.states}, {"edges", result.edges}, {"complete", result.complete},
+                          {"interrupted", result.interrupted}};
+  index["verdict"] = result.complete ? "complete" : "incomplete";
   index["reachable_classes"] = result.reachable_classes;
   index["uncovered"] = result.uncovered;
   index["unreachable_kinds"] = result.unreachable_kinds;
@@ -78,7 +82,8 @@ void run_tests(const TestsOptions& o) {
   write_file(std::filesystem::path(o.out) / "index.json", index.dump(2) + "\n");
 
   std::cout << "state graph: " << result.states << " states, " << result.edges << " edges"
-            << (result.complete ? "" : " (incomplete: --max-states reached)") << "\n"
+            << (result.complete ? "" : result.interrupted ? " (INCOMPLETE: interrupted)" : " (incomplete: --max-states reached)")
+            << "\n"
             << "classes (" << index["cover"].get<std::string>() << "): " << result.reachable_classes.size()
             << " reachable, " << (result.reachable_classes.size() - result.uncovered.size()) << " covered by "
             << result.tests.size() << " scenarios";

@@ -30,9 +30,13 @@ std::atomic<bool>& interrupted() { return g_interrupted; }
 InterruptGuard::InterruptGuard() {
   g_interrupted.store(false);
   previous_ = std::signal(SIGINT, on_interrupt);
+  previous_term_ = std::signal(SIGTERM, on_interrupt);
 }
 
-InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
+InterruptGuard::~InterruptGuard() {
+  std::signal(SIGINT, previous_);
+  std::signal(SIGTERM, previous_term_);
+}
 
 // "512M" -> {512, "M"}: the leading number and what follows it; `error` when there is no
 // number. Shared by the size and duration options.

@@ -11,10 +11,13 @@
 
 namespace isr::cli {
 
-// Set by SIGINT while an InterruptGuard is alive; engines poll it and stop (exit 3).
+// Set by SIGINT or SIGTERM (Ctrl-C, `timeout`, CI cancellation, `docker stop`) while an
+// InterruptGuard is alive; engines poll it and stop, and the command reports what it
+// verified so far, writes its --json with verdict "incomplete" and exits 3.
 std::atomic<bool>& interrupted();
 
-// Installs the SIGINT handler (and clears the flag); restores the previous one on exit.
+// Installs the SIGINT and SIGTERM handlers (and clears the flag); restores the previous
+// ones on exit.
 class InterruptGuard {
  public:
   InterruptGuard();
@@ -24,6 +27,7 @@ class InterruptGuard {
 
  private:
   void (*previous_)(int);
+  void (*previous_term_)(int);
 };
 
 // "4G", "512M", "100k", "1.5GiB", "1000000" -> bytes (binary units); UsageError naming

@@ -1,12 +1,22 @@
-// Bad input never crashes the tool (issue 12): every case a fuzz campaign found exits 2
-// with a message naming the field, and the shared JSON reader (spec/files.h) refuses
-// what the readers downstream cannot take. Each test here failed before its fix (exit 4,
-// a segmentation fault, or a silent wrong reading).
+// Robustness under bad input and signals (issue 12). Bad input never crashes the tool:
+// every case a fuzz campaign found exits 2 with a message naming the field, and the
+// shared JSON reader (spec/files.h) refuses what the readers downstream cannot take. No
+// number in a trace makes a renderer or exporter unbounded. Output is pure, checked
+// before a search and written atomically. SIGINT and SIGTERM stop every long command
+// with exit 3 and an "incomplete" --json. Each CLI test here failed before its fix.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -346,5 +356,133 @@ TEST(OutputIntegrity, SimulateTracesAreByteIdenticalForTheSameSeed) {
   std::remove(a.c_str());
   std::remove(b.c_str());
 }
+
+// ---- signals (issue 12, point 3) ---------------------------------------------------------------
+
+namespace signals {
+
+struct Stopped {
+  int exit_code = -1;     // -1: killed by a signal (the failure this guards against)
+  double stop_seconds = 0;  // from the signal to the exit
+  std::string out, err;
+};
+
+// Starts isrcheck with `args`, sends `sig` after `delay_ms`, and waits (at most 60 s,
+// then SIGKILL) for it to exit.
+Stopped run_and_signal(const std::vector<std::string>& args, int sig, int delay_ms = 3000) {
+  const std::string base = temp_path("_signal");
+  const std::string out_path = base + ".out", err_path = base + ".err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(ISRCHECK_BINARY));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(ISRCHECK_BINARY, argv.data());
+    _exit(127);
+  }
+  Stopped s;
+  if (pid < 0) return s;
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+  kill(pid, sig);
+  const auto sent = std::chrono::steady_clock::now();
+  int status = 0;
+  bool exited = false;
+  while (std::chrono::steady_clock::now() - sent < std::chrono::seconds(60)) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  s.stop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  s.exit_code = exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  s.out = isr::trace_test::slurp(out_path);
+  s.err = isr::trace_test::slurp(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return s;
+}
+
+// Exit 3 within seconds of the signal, and --json (when given) says "incomplete".
+void expect_incomplete(const Stopped& s, const std::string& json_file, const std::string& what) {
+  EXPECT_EQ(s.exit_code, 3) << what << "\nstdout: " << s.out.substr(0, 2000) << "\nstderr: " << s.err.substr(0, 2000);
+  EXPECT_LT(s.stop_seconds, 20) << what << " did not stop promptly";
+  if (json_file.empty()) return;
+  const nlohmann::json document =
+      nlohmann::json::parse(isr::trace_test::slurp(json_file), nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(document.is_object()) << what << ": no --json written";
+  EXPECT_EQ(document.value("verdict", std::string()), "incomplete") << what;
+  std::remove(json_file.c_str());
+}
+
+class SignalTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SignalTest, CheckStopsAndWritesItsJson) {
+  const std::string json_file = temp_path(".json");
+  const Stopped s = run_and_signal({"check", "--threads", "1", "--quiet", "--set", "faults.max_crashes=3", "--json", json_file}, GetParam());
+  expect_incomplete(s, json_file, "check");
+  EXPECT_TRUE(mentions(s.out, "INCOMPLETE")) << s.out;
+}
+
+TEST_P(SignalTest, SimulateStopsAndWritesItsJson) {
+  const std::string json_file = temp_path(".json");
+  const Stopped s = run_and_signal({"simulate", "--walks", "1000000000", "--threads", "1", "--quiet", "--json", json_file}, GetParam());
+  expect_incomplete(s, json_file, "simulate");
+}
+
+TEST_P(SignalTest, MatrixStopsAndWritesItsJson) {
+  const std::string json_file = temp_path(".json");
+  const Stopped s = run_and_signal({"matrix", "--no-cache", "--jobs", "1", "--quiet", "--json", json_file}, GetParam());
+  expect_incomplete(s, json_file, "matrix");
+}
+
+TEST_P(SignalTest, ProveStopsAndWritesItsJson) {
+  const std::string json_file = temp_path(".json");
+  const std::string claims = std::string(ISRCHECK_SOURCE_DIR) + "/claims/";
+  const Stopped s = run_and_signal({"prove", "--threads", "1", "--json", json_file,
+                                    claims + "clean-election-keeps-acked-writes.json",
+                                    claims + "min-isr-two-one-loss-keeps-acked-writes.json"},
+                                   GetParam());
+  expect_incomplete(s, json_file, "prove");
+  EXPECT_TRUE(mentions(s.out, "INCOMPLETE: interrupted")) << s.out;
+}
+
+TEST_P(SignalTest, CorpusVerifyStopsAndSaysHowFarItGot) {
+  const Stopped s = run_and_signal({"corpus", "verify", "--threads", "1", "--manifest",
+                                    std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/manifest.json"},
+                                   GetParam());
+  expect_incomplete(s, "", "corpus verify");
+  EXPECT_TRUE(mentions(s.out, "INCOMPLETE: interrupted")) << s.out;
+}
+
+TEST_P(SignalTest, TestsAndGraphStop) {
+  const std::string dir = temp_path("_tests_out");
+  const Stopped tests = run_and_signal({"tests", "--cover", "transitions", "--max-states", "100000000", "--set",
+                                        "faults.max_crashes=3", "--out", dir},
+                                       GetParam());
+  expect_incomplete(tests, dir + "/index.json", "tests");
+  std::filesystem::remove_all(dir);
+  const std::string dot = temp_path(".dot");
+  const Stopped graph = run_and_signal(
+      {"graph", "--max-states", "100000000", "--set", "faults.max_crashes=3", "--out", dot}, GetParam());
+  expect_incomplete(graph, "", "graph");
+  EXPECT_FALSE(std::filesystem::exists(dot)) << "a partial graph was written";
+}
+
+INSTANTIATE_TEST_SUITE_P(IntAndTerm, SignalTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
+
+}  // namespace signals
 
 }  // namespace
