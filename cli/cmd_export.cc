@@ -50,6 +50,8 @@ void run_export(const ExportOptions& options) {
     }
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field, e.message);
+  } catch (const nlohmann::json::exception& e) {
+    throw_malformed_trace(options.trace_file, e);
   }
   write_text(options.out.empty() ? "-" : options.out, "--out", text);
 }

@@ -43,7 +43,12 @@ void render(const RenderOptions& options) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field,
                      e.message);
   }
-  const std::string text = render_trace(trace, *format);
+  std::string text;
+  try {
+    text = render_trace(trace, *format);
+  } catch (const nlohmann::json::exception& e) {
+    throw_malformed_trace(options.trace_file, e);
+  }
   write_text(options.out.empty() ? "-" : options.out, "--out", text);
 }
 

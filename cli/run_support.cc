@@ -134,6 +134,16 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (!problem.empty()) throw UsageError(option, problem);
 }
 
+void throw_malformed_trace(const std::string& file, const std::exception& e) {
+  std::string what = e.what();
+  if (what.starts_with("[json.exception.")) {
+    const auto end = what.find("] ");
+    if (end != std::string::npos) what = what.substr(end + 2);
+  }
+  throw UsageError(file, "a value in the trace's steps has the wrong type or is out of range (" + what +
+                             "); the trace does not follow docs/trace-format.md");
+}
+
 void check_output_directory(const std::string& path, const std::string& option) {
   if (path.empty()) return;
   std::error_code ec;

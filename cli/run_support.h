@@ -52,6 +52,13 @@ void write_text(const std::string& path, const std::string& option, const std::s
 // written. Called before a search starts, so that a typo does not lose its result.
 void check_output_path(const std::string& path, const std::string& option);
 
+// A trace that passed counterexamples::check_trace can still hold a value of the wrong
+// type deep in a state (a node that is a number): the renderers, exporters and replay
+// then fail inside nlohmann::json. That is bad input, not a bug: UsageError naming the
+// file (exit 2). The field is not named: nlohmann reports no path without
+// JSON_DIAGNOSTICS.
+[[noreturn]] void throw_malformed_trace(const std::string& file, const std::exception& e);
+
 // The same for a directory the command creates if needed (--trace-dir, --out DIR).
 void check_output_directory(const std::string& path, const std::string& option);
 

@@ -181,6 +181,23 @@ TEST(BadInput, NonNumericOutcomeKeysAreRefusedByEveryExporter) {
   std::remove(huge.c_str());
 }
 
+TEST(BadInput, WrongTypesDeepInATraceAreExitTwoNotAnInternalError) {
+  // Found by mutating traces: values check_trace does not look at (a quorum node that is
+  // a number, a crash mode that is a number) made render and export fail inside json.
+  nlohmann::json cluster = nlohmann::json::parse(isr::trace_test::slurp(
+      std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/cluster-uncommitted-metadata.json"));
+  cluster["steps"][cluster["steps"].size() - 1]["state"]["quorum"]["nodes"][1] = 1;
+  const std::string path = write_temp(cluster.dump());
+  for (const char* format : {"mermaid", "dot"}) expect_rejected(run(std::string("render --format ") + format + " '" + path + "'"), "wrong type");
+  std::remove(path.c_str());
+  const std::string mode = changed_trace([](nlohmann::json& t) {
+    for (auto& step : t["steps"])
+      if (step["action"].is_object() && step["action"].contains("mode")) step["action"]["mode"] = -1;
+  });
+  expect_rejected(run("export --format gtest '" + mode + "'"), "wrong type");
+  std::remove(mode.c_str());
+}
+
 // ---- a directory where a file is expected ------------------------------------------------
 
 TEST(BadInput, ADirectoryWhereAFileIsExpected) {
