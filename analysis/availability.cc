@@ -164,6 +164,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;
   graph_options.max_states = options.max_states;
+  graph_options.interrupt = options.interrupt;
   const checker::StateGraph<FailureScenarioModel> graph = checker::explore_state_graph(model, graph_options);
   const checker::StateGraphBoost boost_graph = graph.to_boost();
   const size_t n = graph.vertex_count();
@@ -172,6 +173,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   report.graph_states = n;
   report.graph_edges = graph.edge_count();
   report.complete = graph.complete;
+  report.interrupted = graph.interrupted;
 
   // The write of a state: the next record the producer has not sent yet. Records are
   // sent in order and `current` never decreases, so "record r acknowledged" is a fixed

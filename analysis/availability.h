@@ -16,6 +16,7 @@
 // term precisely (the write, settled, the exploration restrictions and why).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -44,6 +45,7 @@ struct AvailabilityOptions {
   // Which nodes may fail: "any" node that matters (replicas and voters), or "brokers"
   // only (dedicated controller voters stay up).
   std::string failing_nodes = "any";
+  const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C / SIGTERM: stop, the report is incomplete
 };
 
 struct AvailabilityReport {
@@ -54,6 +56,7 @@ struct AvailabilityReport {
   uint64_t graph_states = 0, graph_edges = 0;
   double seconds = 0;
   bool complete = true;          // false: the graph hit max_states; the figures are partial
+  bool interrupted = false;      // the interrupt stopped the graph (complete is false too)
   uint64_t settled_states = 0;   // sum of states_by_class
   // States after all failures whose class an epoch bound may decide (an election or ISR
   // change beyond bounds.max_leader_epoch / max_partition_epoch is reachable from them):

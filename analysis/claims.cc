@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/verify.h"
+#include "spec/files.h"
 #include "properties/catalog.h"
 
 namespace isr::analysis {
@@ -110,6 +111,7 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     v.threads = options.threads;
     v.max_states = claim.max_states;
     v.faults_begin = claim.faults_begin;
+    v.interrupt = options.interrupt;
     const VerifyOutcome r = verify(c, v);
     if (r.verdict == checker::Verdict::Holds) {
       for (const auto& name : undecided) outcome.checks.push_back(row(name, r, "holds"));
@@ -118,7 +120,8 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     if (r.verdict == checker::Verdict::Incomplete) {
       for (const auto& name : undecided) {
         ClaimCheck check = row(name, r, "incomplete");
-        check.note = "search stopped at " + std::to_string(r.distinct_states) + " states (max_states)";
+        check.note = "search stopped at " + std::to_string(r.distinct_states) + " states (" +
+                     (r.stop_reason == checker::StopReason::Interrupted ? "interrupted" : "max_states") + ")";
         outcome.checks.push_back(check);
       }
       return;
@@ -151,6 +154,17 @@ Claim parse_claim(const json& document, const std::string& default_name) {
   Claim claim;
   claim.name = document.contains("name") ? require_string(document, "name", "name") : default_name;
   if (claim.name.empty()) throw ClaimError("name", "must not be empty");
+  // The name becomes part of the trace files' names under --trace-dir: no separators,
+  // no "..", nothing a shell or a file system would read otherwise.
+  const bool safe = claim.name.size() <= 100 && claim.name.front() != '.' &&
+                    std::all_of(claim.name.begin(), claim.name.end(), [](char ch) {
+                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                             ch == '-' || ch == '_' || ch == '.';
+                    });
+  if (!safe) {
+    throw ClaimError("name", "\"" + claim.name + "\" is not a valid claim name; allowed: up to 100 letters, digits, "
+                             "'-', '_' and '.', not starting with '.' (it names the claim's trace files)");
+  }
   if (document.contains("description")) claim.description = require_string(document, "description", "description");
   if (document.contains("source")) claim.source = require_string(document, "source", "source");
 
@@ -238,13 +252,11 @@ Claim parse_claim(const json& document, const std::string& default_name) {
 }
 
 Claim read_claim_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ClaimError(path, "cannot read the file");
   json document;
   try {
-    document = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ClaimError(path, std::string("not valid JSON: ") + e.what());
+    document = spec::files::read_json_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw ClaimError(path, e.what());
   }
   return parse_claim(document, std::filesystem::path(path).stem().string());
 }
@@ -269,6 +281,7 @@ ClaimOutcome prove_claim(const Claim& claim, const ProveOptions& options) {
     o.failing_nodes = a.failing_nodes;
     o.threads = options.threads;
     o.max_states = claim.max_states != 0 ? claim.max_states : kDefaultAvailabilityStates;
+    o.interrupt = options.interrupt;
     const AvailabilityReport r = analyze_availability(claim.resolved, o);
     ClaimCheck c;
     c.check = "availability after " + std::to_string(a.failures) + (a.lossy ? " lossy" : "") +
@@ -282,7 +295,10 @@ ClaimOutcome prove_claim(const Claim& claim, const ProveOptions& options) {
     c.seconds = r.seconds;
     c.trace = r.witness_trace;
     c.note = std::to_string(r.settled_states) + " settled states";
-    if (!r.complete) c.note = "state graph stopped at " + std::to_string(r.graph_states) + " states (max_states)";
+    if (!r.complete) {
+      c.note = "state graph stopped at " + std::to_string(r.graph_states) + " states (" +
+               (r.interrupted ? "interrupted" : "max_states") + ")";
+    }
     if (r.unexplained_states != 0) c.note += ", " + std::to_string(r.unexplained_states) + " unexplained";
     outcome.checks.push_back(c);
   }

@@ -7,6 +7,7 @@
 // and reports expected against found. claims/*.json are the facts of MODEL.md section 5.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,7 @@ struct ClaimOutcome {
 
 struct ProveOptions {
   int threads = 1;  // results do not depend on it
+  const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C / SIGTERM: the open checks end "incomplete"
 };
 
 // Checks every expectation of a claim. Properties are checked together, in as few

@@ -13,6 +13,7 @@
 #include "counterexamples/replay.h"
 #include "counterexamples/trace_check.h"
 #include "spec/config.h"
+#include "spec/files.h"
 #include "spec/json_fields.h"
 
 namespace isr::analysis {
@@ -209,6 +210,7 @@ SideResult availability_side(const CorpusEntry& entry, const json& resolved, con
   availability_options.lossy = entry.lossy;
   availability_options.failing_nodes = entry.failing_nodes;
   availability_options.threads = options.threads;
+  availability_options.interrupt = options.interrupt;
   const AvailabilityReport report = analyze_availability(config, availability_options);
   SideResult r;
   // A class read off an incomplete graph would be a guess.
@@ -250,11 +252,12 @@ Manifest parse_manifest(const json& document) {
 }
 
 Manifest load_manifest(const std::string& path) {
-  bool found = false;
-  const std::string text = read_text(path, found);
-  if (!found) throw CorpusError("--manifest", "cannot read \"" + path + "\"");
-  const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) throw CorpusError("--manifest", "\"" + path + "\" is not valid JSON");
+  json document;
+  try {
+    document = spec::files::read_json_file(path);  // with the line and column of a syntax error
+  } catch (const spec::files::InputError& e) {
+    throw CorpusError("--manifest", e.what());
+  }
   Manifest manifest = parse_manifest(document);
   manifest.path = path;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -347,12 +350,12 @@ RegenerateResult regenerate_entry(const CorpusEntry& entry, const std::string& o
   const std::string before = read_text(result.file, found);
   result.changed = !found || before != text;
   if (result.changed) {
-    std::filesystem::create_directories(out_dir);
-    std::ofstream out(result.file, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      result.problem = "cannot write " + result.file;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    try {
+      spec::files::write_file_atomically(result.file, text);
+    } catch (const spec::files::InputError& e) {
+      result.problem = e.what();
       return result;
     }
   }
@@ -369,9 +372,12 @@ EntryVerification verify_entry(const CorpusEntry& entry, const std::string& trac
   if (!found) {
     v.problems.push_back("missing trace " + file + " (run isrcheck corpus regenerate)");
   } else {
-    const json trace = json::parse(stored, nullptr, /*allow_exceptions=*/false);
-    const std::string problem =
-        trace.is_discarded() ? "not valid JSON" : replay_problem(entry, trace);
+    std::string problem;
+    try {
+      problem = replay_problem(entry, spec::files::parse_json(stored));
+    } catch (const spec::files::InputError& e) {
+      problem = std::string("not valid JSON: ") + e.what();
+    }
     if (!problem.empty()) v.problems.push_back("stored trace " + file + ": " + problem);
   }
   v.unsafe = run_unsafe(entry, options);

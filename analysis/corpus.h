@@ -9,6 +9,7 @@
 // an up-to-date corpus rewrites the same bytes. docs/corpus.md describes the manifest.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -76,6 +77,7 @@ std::string trace_file_text(const nlohmann::json& trace);
 
 struct RunOptions {
   int threads = 1;  // results do not depend on it
+  const std::atomic<bool>* interrupt = nullptr;  // SIGINT/SIGTERM: searches stop, verdict "incomplete"
 };
 
 // One side of an entry's pair, checked now.

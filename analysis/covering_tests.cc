@@ -65,12 +65,14 @@ CoveringResult covering_tests(const spec::Config& config, const CoveringOptions&
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;
   graph_options.max_states = options.max_states;
+  graph_options.interrupt = options.interrupt;
   const checker::StateGraph<spec::PartitionModel> graph = checker::explore_state_graph(model, graph_options);
 
   CoveringResult result;
   result.states = graph.vertex_count();
   result.edges = graph.edge_count();
   result.complete = graph.complete;
+  result.interrupted = graph.interrupted;
 
   std::vector<spec::Action> actions;
   auto enabled = [&](const State& s) {

@@ -9,6 +9,7 @@
 // maximum number of tests is reached.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@ struct CoveringOptions {
   CoverCriterion criterion = CoverCriterion::Actions;
   int max_tests = 0;             // 0: as many as needed
   uint64_t max_states = 2000000; // the state graph stops (incomplete) beyond this
+  const std::atomic<bool>* interrupt = nullptr;  // SIGINT/SIGTERM: the graph stops, incomplete
   bool symmetry = true;
 };
 
@@ -49,6 +51,7 @@ struct CoveringResult {
   uint64_t states = 0;
   uint64_t edges = 0;
   bool complete = true;                        // the state graph is the whole state space
+  bool interrupted = false;                    // an interrupt stopped the state graph
 };
 
 // The class of one step under `criterion`: "Fetch", or "Fetch:{nodes,producer}".

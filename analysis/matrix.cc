@@ -17,6 +17,7 @@
 
 #include "analysis/availability.h"
 #include "analysis/verify.h"
+#include "spec/files.h"
 
 namespace isr::analysis {
 namespace {
@@ -123,9 +124,13 @@ std::filesystem::path cache_file(const std::string& dir, const std::string& key)
 bool read_cache(const std::string& dir, CellResult& r) {
   std::ifstream in(cache_file(dir, r.key));
   if (!in) return false;
-  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return false;
-  return computed_from_json(j, r);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return computed_from_json(spec::files::parse_json(text.str()), r);
+  } catch (const spec::files::InputError&) {
+    return false;  // a damaged cache entry is recomputed
+  }
 }
 
 // Written to a temporary name and renamed, so a concurrent reader (another job or
@@ -133,16 +138,11 @@ bool read_cache(const std::string& dir, CellResult& r) {
 void write_cache(const std::string& dir, const CellResult& r) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  const auto final_path = cache_file(dir, r.key);
-  const auto temp_path = final_path.string() + ".tmp" + std::to_string(getpid()) + "." +
-                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(temp_path);
-    out << computed_to_json(r).dump() << "\n";
-    if (!out) return;  // a cache that cannot be written only costs recomputation
+  try {
+    spec::files::write_file_atomically(cache_file(dir, r.key).string(), computed_to_json(r).dump() + "\n");
+  } catch (const spec::files::InputError&) {
+    // a cache that cannot be written only costs recomputation
   }
-  std::filesystem::rename(temp_path, final_path, ec);
-  if (ec) std::filesystem::remove(temp_path, ec);
 }
 
 // Checks one cell; `interrupted` reports a search stopped by the interrupt flag (such a
@@ -178,7 +178,9 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
   availability_options.lossy = cell.lossy;
   availability_options.max_states = options.max_states == 0 ? UINT64_MAX : options.max_states;
   availability_options.failing_nodes = kFailingNodes;
+  availability_options.interrupt = options.interrupt;
   const AvailabilityReport a = analyze_availability(config, availability_options);
+  if (a.interrupted) interrupted = true;  // not cached: the cell is unfinished
   r.availability_states = a.graph_states;
   r.availability_seconds = a.seconds;
   if (!a.complete) {

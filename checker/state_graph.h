@@ -18,6 +18,7 @@
 // states[u] leads to a state of orbit w (not necessarily states[w] itself).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -40,6 +41,7 @@ namespace isr::checker {
 struct StateGraphOptions {
   bool symmetry = false;    // one vertex per orbit (fingerprint of the canonical form)
   uint64_t max_states = 0;  // 0: no limit; otherwise stop (incomplete) beyond this many vertices
+  const std::atomic<bool>* interrupt = nullptr;  // set (e.g. by SIGINT) to stop early, incomplete
 };
 
 // An edge's data, also the bundled edge property of the Boost view.
@@ -74,6 +76,7 @@ struct StateGraph {
   // Every reachable state is a vertex and every vertex has all its out-edges. When false,
   // the vertices [0, expanded) have all their out-edges and the others none.
   bool complete = true;
+  bool interrupted = false;  // the interrupt flag stopped the exploration (complete is false)
   uint64_t expanded = 0;
   uint64_t states_generated = 0;  // initial states plus next_state calls
 
@@ -193,6 +196,11 @@ StateGraph<M> explore_state_graph(const M& model, const StateGraphOptions& optio
   std::vector<Action> actions;
   for (size_t u = 0; u < g.states.size(); ++u) {
     if (!g.complete) break;  // the limit stopped discovery: later vertices stay unexpanded
+    if (options.interrupt != nullptr && options.interrupt->load(std::memory_order_relaxed)) {
+      g.complete = false;
+      g.interrupted = true;
+      break;
+    }
     actions.clear();
     model.for_each_action(g.states[u], [&](const Action& a) { actions.push_back(a); });
     const State from = g.states[u];  // g.states may grow (and move) below

@@ -59,6 +59,10 @@ std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) 
 
 template <checker::Model M>
 void check(const M& model, std::string_view model_name, const CheckOptions& o) {
+  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
+  check_output_path(o.json_file, "--json");
+  check_output_path(o.trace_file, "--trace-out");
 
   checker::BfsOptions bfs;
   bfs.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
@@ -117,7 +121,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   json trace;
   switch (r.verdict) {
     case checker::Verdict::Holds:
-      std::cout << "verdict: HOLDS: every property holds in all " << r.distinct_states
+      out << "verdict: HOLDS: every property holds in all " << r.distinct_states
                 << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
       break;
     case checker::Verdict::Violated: {
@@ -129,8 +133,8 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       // The trace must stand on its own: replay it as `isrcheck replay` would.
       const auto replayed = counterexamples::replay_trace(model, trace);
       if (!replayed.reproduced) throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
-      std::cout << "verdict: VIOLATED: " << r.property << " (" << description << ")\n";
-      std::cout << "shortest counterexample: " << r.counterexample.actions.size() << " steps\n";
+      out << "verdict: VIOLATED: " << r.property << " (" << description << ")\n";
+      out << "shortest counterexample: " << r.counterexample.actions.size() << " steps\n";
       report["property"] = r.property;
       report["property_description"] = description;
       report["trace"] = trace;
@@ -138,36 +142,36 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       break;
     }
     case checker::Verdict::Incomplete:
-      std::cout << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
+      out << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
                 << " distinct states up to depth " << r.depth << "; incomplete because "
                 << stop_reason_text(r.stop_reason, o) << "\n";
       report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
       exit_status = 3;
       break;
   }
-  std::cout << "properties checked: " << properties << "\n";
-  std::cout << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
-  std::cout << "states generated: " << r.states_generated << "\n";
-  std::cout << "depth: " << r.depth << "\n";
-  std::cout << "time: " << fixed(r.seconds, 2) << " s, " << bfs.threads << " thread"
+  out << "properties checked: " << properties << "\n";
+  out << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
+  out << "states generated: " << r.states_generated << "\n";
+  out << "depth: " << r.depth << "\n";
+  out << "time: " << fixed(r.seconds, 2) << " s, " << bfs.threads << " thread"
             << (bfs.threads == 1 ? "" : "s") << "\n";
-  std::cout << "states/s: " << fixed(r.states_per_second, 0) << " generated, "
+  out << "states/s: " << fixed(r.states_per_second, 0) << " generated, "
             << fixed(r.distinct_per_second, 0) << " distinct\n";
-  std::cout << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
+  out << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
             << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
             << " bytes/state with the parent log)\n";
   std::ostringstream collision;
   collision << std::setprecision(2) << r.collision_probability;
-  std::cout << "fingerprint collision probability: <= " << collision.str() << "\n";
+  out << "fingerprint collision probability: <= " << collision.str() << "\n";
   std::string bounds;
   for (const auto& b : r.bounds_reached) bounds += (bounds.empty() ? "" : ", ") + b;
-  std::cout << "bounds reached: " << (bounds.empty() ? "none" : bounds) << "\n";
+  out << "bounds reached: " << (bounds.empty() ? "none" : bounds) << "\n";
 
   if (r.verdict == checker::Verdict::Violated) {
-    if (!o.quiet) std::cout << counterexamples::render_text(trace);
+    if (!o.quiet) out << counterexamples::render_text(trace);
     if (!o.trace_file.empty()) {
       write_json(o.trace_file, "--trace-out", trace);
-      std::cout << "trace written to " << o.trace_file << "\n";
+      out << "trace written to " << o.trace_file << "\n";
     }
   }
   if (!o.json_file.empty()) write_json(o.json_file, "--json", report);

@@ -18,6 +18,7 @@
 
 #include "analysis/corpus.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 
 namespace isr::cli {
 namespace {
@@ -63,6 +64,7 @@ std::vector<const CorpusEntry*> selected(const analysis::Manifest& manifest, con
 analysis::RunOptions run_options(const CorpusOptions& o) {
   analysis::RunOptions options;
   options.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
+  options.interrupt = &interrupted();
   return options;
 }
 
@@ -81,8 +83,13 @@ std::string subject(const CorpusEntry& entry) {
 void regenerate(const CorpusOptions& o) {
   const analysis::Manifest manifest = load(o);
   const std::string out_dir = o.dir.empty() ? manifest.directory : o.dir;
+  check_output_directory(out_dir, "--out");
   int failures = 0, changed = 0;
-  for (const CorpusEntry* entry : selected(manifest, o)) {
+  InterruptGuard guard;  // SIGINT/SIGTERM: stop after the entry at hand (its file is not written), exit 3
+  size_t done = 0;
+  const auto entries = selected(manifest, o);
+  for (const CorpusEntry* entry : entries) {
+    if (interrupted().load()) break;
     const analysis::RegenerateResult r = analysis::regenerate_entry(*entry, out_dir, run_options(o));
     std::cout << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
               << std::setw(21) << r.unsafe.verdict << std::right << std::setw(3) << r.unsafe.steps << " steps "
@@ -94,6 +101,13 @@ void regenerate(const CorpusOptions& o) {
       changed += r.changed ? 1 : 0;
       std::cout << (r.changed ? "written " : "unchanged ") << r.file << "\n";
     }
+    ++done;
+  }
+  if (interrupted().load()) {
+    std::cout << "INCOMPLETE: interrupted after " << done << " of " << entries.size() << " entries; " << changed
+              << " trace file(s) changed\n";
+    set_exit_code(3);
+    return;
   }
   std::cout << (failures == 0 ? "regenerated" : "FAILED") << ": " << changed << " trace file(s) changed, "
             << failures << " entr" << (failures == 1 ? "y" : "ies") << " not as expected\n";
@@ -108,7 +122,10 @@ void verify(const CorpusOptions& o) {
             << std::setw(36) << "fix: verdict, states, time" << " result\n";
   int failures = 0;
   const auto entries = selected(manifest, o);
+  InterruptGuard guard;  // SIGINT/SIGTERM: report the entries verified so far, exit 3
+  size_t done = 0;
   for (const CorpusEntry* entry : entries) {
+    if (interrupted().load()) break;
     const bool check_fix = !(o.skip_slow && entry->slow);
     const analysis::EntryVerification v = analysis::verify_entry(*entry, trace_dir, run_options(o), check_fix);
     std::ostringstream unsafe, fix;
@@ -123,7 +140,18 @@ void verify(const CorpusOptions& o) {
               << std::setw(40) << unsafe.str() << " " << std::setw(36) << fix.str() << " "
               << (v.ok() ? "ok" : "MISMATCH") << "\n";
     for (const std::string& problem : v.problems) std::cout << "    " << problem << "\n";
+    if (interrupted().load()) {
+      std::cout << "    (interrupted: this entry's searches stopped early)\n";
+      break;
+    }
     failures += v.ok() ? 0 : 1;
+    ++done;
+  }
+  if (interrupted().load()) {
+    std::cout << "INCOMPLETE: interrupted; " << done - failures << " of the " << done << " entries verified of "
+              << entries.size() << " were as expected\n";
+    set_exit_code(3);
+    return;
   }
   std::cout << (failures == 0 ? "corpus verified" : "corpus MISMATCH") << ": " << entries.size() - failures
             << " of " << entries.size() << " entries as expected\n";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "counterexamples/export_gtest.h"
 #include "counterexamples/export_itf.h"
 #include "counterexamples/export_scenario.h"
@@ -32,6 +33,7 @@ void run_export(const ExportOptions& options) {
   if (f != "scenario" && f != "gtest" && f != "itf") {
     throw UsageError("--format", "unknown format \"" + f + "\"; allowed: scenario, gtest, itf");
   }
+  check_output_path(options.out, "--out");
   std::string name = options.name;
   if (name.empty()) {
     name = std::filesystem::path(options.trace_file).stem().string();
@@ -48,13 +50,10 @@ void run_export(const ExportOptions& options) {
     }
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field, e.message);
+  } catch (const nlohmann::json::exception& e) {
+    throw_malformed_trace(options.trace_file, e);
   }
-  if (options.out.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(options.out);
-  if (!out || !(out << text) || !out.flush()) throw UsageError("--out", "cannot write " + options.out);
+  write_text(options.out.empty() ? "-" : options.out, "--out", text);
 }
 
 }  // namespace

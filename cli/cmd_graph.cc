@@ -24,6 +24,7 @@
 #include "checker/counterexample.h"
 #include "checker/state_graph.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/load.h"
 #include "spec/partition_model.h"
 
@@ -60,13 +61,21 @@ std::string summary(const spec::PartitionModel& model, const spec::State& s) {
   return text;
 }
 
-void write_graph(const GraphOptions& o, std::ostream& out) {
+// False (nothing written, exit 3) when SIGINT or SIGTERM stopped the exploration.
+bool write_graph(const GraphOptions& o, std::ostream& out) {
   const spec::Config config = load_config(o.config);
   const spec::PartitionModel model(config);
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = o.symmetry == "on";
   graph_options.max_states = o.max_states;
+  InterruptGuard guard;
+  graph_options.interrupt = &interrupted();
   const auto graph = checker::explore_state_graph(model, graph_options);
+  if (graph.interrupted) {
+    std::cerr << "INCOMPLETE: interrupted after " << graph.vertex_count() << " states; no graph written\n";
+    set_exit_code(3);
+    return false;
+  }
   if (!graph.complete) {
     throw UsageError("--max-states",
                      "the model has more than " + std::to_string(o.max_states) +
@@ -95,7 +104,7 @@ void write_graph(const GraphOptions& o, std::ostream& out) {
           os << "[label=\"" << v << ": " << vertex_summary(v) << "\", depth=" << graph.depth[v] << "]";
         },
         [&](std::ostream& os, const Edge& e) { os << "[label=\"" << action_name(e) << "\"]"; });
-    return;
+    return true;
   }
   boost::dynamic_properties properties(boost::ignore_other_properties);
   properties.property("depth", boost::make_function_property_map<Vertex>(vertex_depth));
@@ -105,6 +114,7 @@ void write_graph(const GraphOptions& o, std::ostream& out) {
   properties.property("kind", boost::make_function_property_map<Edge>(edge_kind));
   properties.property("action_index", boost::make_function_property_map<Edge>(edge_index));
   boost::write_graphml(out, g, properties, true);
+  return true;
 }
 
 void run_graph(const GraphOptions& o) {
@@ -112,13 +122,10 @@ void run_graph(const GraphOptions& o) {
     write_graph(o, std::cout);
     return;
   }
+  check_output_path(o.out, "--out");
   // Write to a string first: a refused model leaves no half-written file behind.
   std::ostringstream text;
-  write_graph(o, text);
-  std::ofstream file(o.out);
-  if (!file) throw UsageError("--out", "cannot write " + o.out);
-  file << text.str();
-  if (!file) throw UsageError("--out", "cannot write " + o.out);
+  if (write_graph(o, text)) write_text(o.out, "--out", text.str());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "analysis/matrix.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/run_support.h"
 #include "spec/state.h"
 
 namespace isr::cli {
@@ -48,8 +49,6 @@ struct MatrixCommandOptions {
   bool quiet = false;
 };
 
-std::atomic<bool> g_matrix_interrupted{false};
-extern "C" void on_matrix_interrupt(int) { g_matrix_interrupted.store(true); }
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> items;
@@ -180,13 +179,7 @@ class ProgressBar {
 };
 
 void write_file(const std::string& path, const std::string& option, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw UsageError(option, "cannot write \"" + path + "\"");
+  write_text(path, option, text);
 }
 
 void run(const MatrixCommandOptions& o) {
@@ -194,9 +187,20 @@ void run(const MatrixCommandOptions& o) {
   if (o.jobs < 1 || o.jobs > 256) {
     throw UsageError("--jobs", "expected 1..256 cells in parallel, got " + std::to_string(o.jobs));
   }
+  check_output_path(o.json_file, "--json");
+  check_output_path(o.html_file, "--html");
   const std::vector<analysis::MatrixCell> cells = analysis::expand_matrix(dimensions);
   if (cells.empty()) {
-    throw UsageError("--min-isr", "no cell: every value is above every replication factor in --rf");
+    // A cell needs min ISR <= RF and failures <= RF: blame the flag that ruled all out.
+    const int max_rf = *std::max_element(dimensions.replication_factors.begin(), dimensions.replication_factors.end());
+    const bool some_min_isr_fits =
+        dimensions.min_isr.empty() ||
+        *std::min_element(dimensions.min_isr.begin(), dimensions.min_isr.end()) <= max_rf;
+    if (!some_min_isr_fits) {
+      throw UsageError("--min-isr", "no cell: every value is above every replication factor in --rf");
+    }
+    throw UsageError("--failures", "no cell: every value is above every replication factor in --rf (a cell's "
+                                   "failures are at most its RF)");
   }
 
   analysis::MatrixOptions options;
@@ -206,24 +210,21 @@ void run(const MatrixCommandOptions& o) {
   options.max_states = o.max_states;
   options.availability = !o.no_availability;
   if (!o.no_cache) options.cache_dir = o.cache_dir;
-  options.interrupt = &g_matrix_interrupted;
+  InterruptGuard guard;  // SIGINT/SIGTERM: unfinished cells are incomplete, exit 3
+  options.interrupt = &interrupted();
   auto bar = std::make_shared<ProgressBar>(!o.quiet);
   options.progress = [bar](const analysis::MatrixProgress& p) { bar->update(p); };
 
-  g_matrix_interrupted.store(false);
-  auto* previous = std::signal(SIGINT, on_matrix_interrupt);
-  analysis::MatrixResult result;
-  try {
-    result = analysis::run_matrix(cells, options);
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
-  }
-  std::signal(SIGINT, previous);
+  const analysis::MatrixResult result = analysis::run_matrix(cells, options);
 
   const auto format = o.format == "markdown" ? analysis::MatrixFormat::Markdown : analysis::MatrixFormat::Text;
   if (o.json_file != "-") std::cout << analysis::render_matrix_table(result, format);
-  if (!o.json_file.empty()) write_file(o.json_file, "--json", analysis::matrix_to_json(result).dump(2) + "\n");
+  if (o.json_file == "-") std::cerr << analysis::render_matrix_table(result, format);
+  if (!o.json_file.empty()) {
+    nlohmann::json document = analysis::matrix_to_json(result);
+    if (document.is_object()) document["verdict"] = result.interrupted ? "incomplete" : "complete";
+    write_file(o.json_file, "--json", document.dump(2) + "\n");
+  }
   if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result));
   set_exit_code(result.interrupted ? 3 : 0);
 }

@@ -4,7 +4,8 @@
 //
 // Every file is parsed before any search runs, so a malformed claim costs nothing.
 // Exit status: 0 every expectation met; 1 some expectation not met; 2 a claim file is
-// malformed (the message names the file and the field).
+// malformed (the message names the file and the field); 3 interrupted (SIGINT or
+// SIGTERM): the claims checked so far are reported and --json says verdict "incomplete".
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,7 @@
 
 #include "analysis/claims.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 
 namespace isr::cli {
 namespace {
@@ -38,14 +40,7 @@ std::string seconds_text(double s) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& document, const std::string& field) {
-  if (path == "-") {
-    std::cout << document.dump(2) << "\n";
-    return;
-  }
-  std::ofstream out(path);
-  if (!out) throw UsageError(field, "cannot write " + path);
-  out << document.dump(2) << "\n";
-  if (!out) throw UsageError(field, "cannot write " + path);
+  write_json(path, field, document);
 }
 
 void prove(const ProveCommandOptions& o) {
@@ -59,14 +54,14 @@ void prove(const ProveCommandOptions& o) {
                        std::string(e.what()).substr(e.field.size() + 2));
     }
   }
-  if (!o.trace_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(o.trace_dir, error);
-    if (error) throw UsageError("--trace-dir", "cannot create " + o.trace_dir + ": " + error.message());
-  }
+  check_output_path(o.json_file, "--json");
+  check_output_directory(o.trace_dir, "--trace-dir");
 
   analysis::ProveOptions options;
   options.threads = o.threads;
+  InterruptGuard guard;  // SIGINT/SIGTERM: finish the claim at hand as incomplete, report, exit 3
+  options.interrupt = &interrupted();
+  size_t proved = 0;
   nlohmann::json report = nlohmann::json::array();
   bool all_met = true;
   std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
@@ -76,8 +71,9 @@ void prove(const ProveCommandOptions& o) {
   out << std::left << std::setw(claim_width) << "claim" << std::setw(44) << "check" << std::setw(22) << "expected"
       << std::setw(22) << "found" << std::right << std::setw(10) << "states" << std::setw(10) << "time"
       << "  trace / note\n";
-  for (size_t i = 0; i < claims.size(); ++i) {
+  for (size_t i = 0; i < claims.size() && !interrupted().load(); ++i) {
     const analysis::ClaimOutcome outcome = analysis::prove_claim(claims[i], options);
+    ++proved;
     nlohmann::json checks = nlohmann::json::array();
     for (const analysis::ClaimCheck& c : outcome.checks) {
       std::string trace_path;
@@ -86,7 +82,7 @@ void prove(const ProveCommandOptions& o) {
         write_json_file(trace_path, c.trace, "--trace-dir");
       }
       out << std::left << std::setw(claim_width) << outcome.claim << std::setw(44) << c.check << std::setw(22)
-          << c.expected << std::setw(22) << (c.met ? c.found : c.found + " (REFUTED)") << std::right
+          << c.expected << std::setw(22) << (c.met || c.found == "incomplete" ? c.found : c.found + " (REFUTED)") << std::right
           << std::setw(10) << c.states << std::setw(10) << seconds_text(c.seconds) << "  "
           << (trace_path.empty() ? c.note : trace_path) << "\n";
       checks.push_back({{"check", c.check},
@@ -105,12 +101,24 @@ void prove(const ProveCommandOptions& o) {
                       {"met", outcome.met()},
                       {"checks", checks}});
   }
-  out << (all_met ? "all " + std::to_string(claims.size()) + " claims hold as expected\n"
-                  : std::string("some expectations are NOT met\n"));
-  if (!o.json_file.empty()) {
-    write_json_file(o.json_file, {{"claims", report}, {"all_met", all_met}}, "--json");
+  const bool stopped = interrupted().load();
+  if (stopped) {
+    out << "INCOMPLETE: interrupted; " << proved << " of " << claims.size()
+        << " claims checked (the one at hand shows its open checks as incomplete)\n";
+  } else {
+    out << (all_met ? "all " + std::to_string(claims.size()) + " claims hold as expected\n"
+                    : std::string("some expectations are NOT met\n"));
   }
-  set_exit_code(all_met ? 0 : 1);
+  if (!o.json_file.empty()) {
+    write_json_file(o.json_file,
+                    {{"claims", report},
+                     {"all_met", all_met && !stopped},
+                     {"verdict", stopped ? "incomplete" : all_met ? "all-met" : "not-met"},
+                     {"claims_checked", proved},
+                     {"claims_total", claims.size()}},
+                    "--json");
+  }
+  set_exit_code(stopped ? 3 : all_met ? 0 : 1);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/model_dispatch.h"
 #include "counterexamples/render.h"
 #include "counterexamples/trace_check.h"
@@ -42,15 +43,13 @@ void render(const RenderOptions& options) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field,
                      e.message);
   }
-  const std::string text = render_trace(trace, *format);
-  if (options.out.empty()) {
-    std::cout << text;
-    return;
+  std::string text;
+  try {
+    text = render_trace(trace, *format);
+  } catch (const nlohmann::json::exception& e) {
+    throw_malformed_trace(options.trace_file, e);
   }
-  std::ofstream out(options.out);
-  if (!out || !(out << text) || !out.flush()) {
-    throw UsageError("--out", "cannot write " + options.out);
-  }
+  write_text(options.out.empty() ? "-" : options.out, "--out", text);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_dispatch.h"
+#include "cli/run_support.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace_check.h"
 
@@ -55,6 +56,8 @@ void replay(const ReplayOptions& o) {
     });
   } catch (const TraceFormatError& e) {
     throw UsageError(in_file(e.field), e.message);
+  } catch (const nlohmann::json::exception& e) {
+    throw_malformed_trace(o.trace_file, e);
   }
 }
 

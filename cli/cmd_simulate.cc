@@ -35,6 +35,7 @@
 #include "counterexamples/render.h"
 #include "counterexamples/replay.h"
 #include "counterexamples/trace.h"
+#include "spec/files.h"
 
 namespace isr::cli {
 namespace {
@@ -57,13 +58,11 @@ struct SimulateOptions {
 
 template <checker::Model M>
 std::map<std::string, double, std::less<>> read_weights(const std::string& path, const M& model) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--weights", "cannot read \"" + path + "\"");
   json document;
   try {
-    in >> document;
-  } catch (const json::exception& e) {
-    throw UsageError("--weights", path + " is not JSON: " + e.what());
+    document = spec::files::read_json_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw UsageError("--weights", e.what());
   }
   if (!document.is_object()) {
     throw UsageError("--weights", path + " must be a JSON object {\"ActionKind\": weight, ...}");
@@ -97,6 +96,9 @@ json trace_json(const M& model, std::string_view model_name, const checker::Walk
                        {"walk", v.walk_index},
                        {"found_length", v.found.actions.size()},
                        {"shrink", checker::shrink_stats_to_json(v.shrink)}};
+  // The same seed gives the same trace, byte for byte: the shrink's wall-clock time is
+  // in the --json report, not in the trace.
+  trace["simulate"]["shrink"].erase("seconds");
   return trace;
 }
 
@@ -109,16 +111,16 @@ std::string outcome_name(WalkOutcome outcome) {
   return "?";
 }
 
-void print_stats(const checker::WalkStats& s, uint64_t depth, unsigned threads) {
-  std::cout << "walks: " << s.walks_completed << " of " << s.walks_requested << ", depth <= "
+void print_stats(std::ostream& out, const checker::WalkStats& s, uint64_t depth, unsigned threads) {
+  out << "walks: " << s.walks_completed << " of " << s.walks_requested << ", depth <= "
             << depth << ", " << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
-  std::cout << "steps: " << s.steps << " in " << fixed(s.seconds, 2) << " s ("
+  out << "steps: " << s.steps << " in " << fixed(s.seconds, 2) << " s ("
             << fixed(s.steps_per_second, 0) << " steps/s); walks ending at the depth bound "
             << s.depth_limit_hits << ", in a deadlock " << s.deadlocks;
-  if (s.weight_dead_ends > 0) std::cout << ", with only weight-0 actions " << s.weight_dead_ends;
-  std::cout << "\n";
-  std::cout << "walk lengths: min " << s.lengths.min << ", max " << s.lengths.max << "\n";
-  std::cout << "distinct states: "
+  if (s.weight_dead_ends > 0) out << ", with only weight-0 actions " << s.weight_dead_ends;
+  out << "\n";
+  out << "walk lengths: min " << s.lengths.min << ", max " << s.lengths.max << "\n";
+  out << "distinct states: "
             << (s.distinct_states_exact
                     ? std::to_string(s.distinct_states) + " (exact)"
                     : "~" + std::to_string(s.distinct_states) + " (estimated from a 1/" +
@@ -127,21 +129,25 @@ void print_stats(const checker::WalkStats& s, uint64_t depth, unsigned threads) 
             << "\n";
   std::size_t width = 4;
   for (const auto& k : s.coverage) width = std::max(width, k.kind.size());
-  std::cout << "coverage:\n  " << std::left << std::setw(static_cast<int>(width)) << "kind"
+  out << "coverage:\n  " << std::left << std::setw(static_cast<int>(width)) << "kind"
             << std::right << std::setw(8) << "weight" << std::setw(12) << "taken"
             << std::setw(14) << "enabled" << "\n";
   for (const auto& k : s.coverage) {
     std::ostringstream weight;
     weight << k.weight;
-    std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << k.kind << std::right
+    out << "  " << std::left << std::setw(static_cast<int>(width)) << k.kind << std::right
               << std::setw(8) << weight.str() << std::setw(12) << k.taken << std::setw(14)
               << k.enabled << "\n";
   }
-  for (const auto& w : s.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& w : s.warnings) out << "warning: " << w << "\n";
 }
 
 template <checker::Model M>
 void simulate(const M& model, std::string_view model_name, const SimulateOptions& o) {
+  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
+  check_output_path(o.json_file, "--json");
+  check_output_path(o.trace_file, "--trace-out");
 
   checker::WalkOptions walk;
   walk.walks = o.walks;
@@ -155,7 +161,7 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
   walk.interrupt = &interrupted();
 
   // The seed first, so that even an interrupted run can be repeated.
-  std::cout << "seed: " << walk.seed << "\n" << std::flush;
+  out << "seed: " << walk.seed << "\n" << std::flush;
 
   checker::WalkResult<M> result;
   {
@@ -168,6 +174,8 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
                  {"model", model_name},
                  {"seed", walk.seed},
                  {"outcome", outcome_name(result.outcome)},
+                 // The word every long command's --json uses: "incomplete" after a signal.
+                 {"verdict", outcome_name(result.outcome)},
                  {"options", {{"walks", walk.walks},
                               {"depth", walk.depth},
                               {"threads", walk.threads},
@@ -176,7 +184,7 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
                               {"weights", walk.weights}}},
                  {"config", model.config_json()},
                  {"stats", checker::walk_stats_to_json(s)}};
-  if (!o.quiet) print_stats(s, walk.depth, walk.threads);
+  if (!o.quiet) print_stats(out, s, walk.depth, walk.threads);
 
   int exit_status = 0;
   if (result.violation) {
@@ -187,20 +195,20 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
     if (!replayed.reproduced) {
       throw std::logic_error("the shrunk trace does not replay: " + replayed.summary());
     }
-    std::cout << "VIOLATION: " << v.property << " (" << v.description << ") in walk "
+    out << "VIOLATION: " << v.property << " (" << v.description << ") in walk "
               << v.walk_index
               << (v.smallest_walk_index ? "" : " (run interrupted: an earlier walk may also fail)")
               << "\n";
-    std::cout << "shrunk: " << v.shrink.length_before << " steps -> "
+    out << "shrunk: " << v.shrink.length_before << " steps -> "
               << v.shrink.length_after_delta << " by delta debugging -> "
               << v.shrink.length_after << (v.shrink.proven_shortest ? " (proven shortest)" : "")
               << "; " << v.shrink.candidates_tried << " candidates, " << v.shrink.bfs_states
               << " BFS states, " << fixed(v.shrink.seconds, 3) << " s"
               << (v.shrink.budget_exhausted ? " (budget exhausted)" : "") << "\n";
-    if (!o.quiet) std::cout << counterexamples::render_text(trace);
+    if (!o.quiet) out << counterexamples::render_text(trace);
     if (!o.trace_file.empty()) {
       write_json(o.trace_file, "--trace-out", trace);
-      std::cout << "trace written to " << o.trace_file << "\n";
+      out << "trace written to " << o.trace_file << "\n";
     }
     report["violation"] = {{"property", v.property},
                            {"walk", v.walk_index},
@@ -211,12 +219,12 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
     exit_status = 1;
   } else if (result.outcome == WalkOutcome::kIncomplete) {
     report["stop_reason"] = result.stop_reason;
-    std::cout << "INCOMPLETE (" << result.stop_reason << "): " << s.walks_completed << " of "
+    out << "INCOMPLETE (" << result.stop_reason << "): " << s.walks_completed << " of "
               << s.walks_requested << " walks (" << s.steps
               << " steps) ran without a violation\n";
     exit_status = 3;
   } else {
-    std::cout << "no violation in " << s.walks_completed << " walks (" << s.steps
+    out << "no violation in " << s.walks_completed << " walks (" << s.steps
               << " steps)\n";
   }
   if (!o.json_file.empty()) write_json(o.json_file, "--json", report);

@@ -12,6 +12,7 @@
 
 #include "analysis/covering_tests.h"
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "cli/load.h"
 #include "counterexamples/export_scenario.h"
 #include "spec/config.h"
@@ -27,10 +28,7 @@ struct TestsOptions {
   std::string out;
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text) || !out.flush()) throw UsageError("--out", "cannot write " + path.string());
-}
+void write_file(const std::filesystem::path& path, const std::string& text) { write_text(path.string(), "--out", text); }
 
 void run_tests(const TestsOptions& o) {
   analysis::CoveringOptions options;
@@ -46,10 +44,10 @@ void run_tests(const TestsOptions& o) {
   options.max_states = o.max_states;
   const spec::Config config = load_config(o.config);
 
-  std::error_code error;
-  std::filesystem::create_directories(o.out, error);
-  if (error) throw UsageError("--out", "cannot create directory " + o.out + ": " + error.message());
+  check_output_directory(o.out, "--out");
 
+  InterruptGuard guard;  // SIGINT/SIGTERM: the scenarios of the partial graph are written, exit 3
+  options.interrupt = &interrupted();
   const analysis::CoveringResult result = analysis::covering_tests(config, options);
 
   nlohmann::ordered_json index;
@@ -57,7 +55,9 @@ void run_tests(const TestsOptions& o) {
   index["version"] = 1;
   index["cover"] = std::string(analysis::cover_criterion_name(options.criterion));
   index["config"] = spec::to_json(config);
-  index["state_graph"] = {{"states", result.states}, {"edges", result.edges}, {"complete", result.complete}};
+  index["state_graph"] = {{"states", result.states}, {"edges", result.edges}, {"complete", result.complete},
+                          {"interrupted", result.interrupted}};
+  index["verdict"] = result.complete ? "complete" : "incomplete";
   index["reachable_classes"] = result.reachable_classes;
   index["uncovered"] = result.uncovered;
   index["unreachable_kinds"] = result.unreachable_kinds;
@@ -82,7 +82,8 @@ void run_tests(const TestsOptions& o) {
   write_file(std::filesystem::path(o.out) / "index.json", index.dump(2) + "\n");
 
   std::cout << "state graph: " << result.states << " states, " << result.edges << " edges"
-            << (result.complete ? "" : " (incomplete: --max-states reached)") << "\n"
+            << (result.complete ? "" : result.interrupted ? " (INCOMPLETE: interrupted)" : " (incomplete: --max-states reached)")
+            << "\n"
             << "classes (" << index["cover"].get<std::string>() << "): " << result.reachable_classes.size()
             << " reachable, " << (result.reachable_classes.size() - result.uncovered.size()) << " covered by "
             << result.tests.size() << " scenarios";

@@ -3,7 +3,8 @@
 //   0  success (and --help)
 //   1  the subcommand's own failure status (for instance a property violated)
 //   2  bad usage or configuration: the message names the field and what is allowed
-//   3  incomplete (check, simulate: a limit or Ctrl-C stopped the run before the end)
+//   3  incomplete (a limit, or SIGINT/SIGTERM, stopped a long command before the end:
+//      check, simulate, matrix, prove, corpus, tests, graph; --json says "incomplete")
 //   4  an internal error (a bug: for instance a counterexample that does not replay)
 #include <exception>
 #include <iostream>

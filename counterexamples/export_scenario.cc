@@ -10,6 +10,8 @@
 
 #include "counterexamples/render_words.h"
 #include "counterexamples/trace_check.h"
+#include "spec/config.h"
+#include "spec/state.h"
 
 namespace isr::counterexamples {
 
@@ -34,6 +36,17 @@ bool known_kind(std::string_view kind) {
 }
 
 int int_of(const json& value, int fallback = 0) { return value.is_number_integer() ? value.get<int>() : fallback; }
+
+// A count from the trace's configuration that sizes a loop here (nodes, replicas): read
+// as the model bounds it, so that a hand-edited trace cannot make the export unbounded.
+int config_count(const json& value, const std::string& name, int fallback, int hi) {
+  if (value.is_null()) return fallback;
+  if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > hi) {
+    throw TraceFormatError("config." + name, "expected 1.." + std::to_string(hi) + " (the model's limit), found " +
+                                                 value.dump());
+  }
+  return value.get<int>();
+}
 
 // The node object of `id` in a state, or null.
 const json* node_of(const json& state, int id) {
@@ -106,10 +119,10 @@ std::string protocol_kafka_versions(const std::string& protocol) {
 }
 
 ordered_json cluster_section(const json& config) {
-  const int brokers = int_of(field(config, "brokers"), 3);
+  const int brokers = config_count(field(config, "brokers"), "brokers", 3, spec::kMaxNodes);
   const json& controller = field(config, "controller");
   const bool dedicated = field(controller, "placement") == "dedicated";
-  const int voters = int_of(field(controller, "voters"), 3);
+  const int voters = config_count(field(controller, "voters"), "controller.voters", 3, spec::kMaxNodes);
   const int nodes = brokers + (dedicated ? voters : 0);
   ordered_json node_list = ordered_json::array();
   ordered_json voter_ids = ordered_json::array();
@@ -141,7 +154,7 @@ ordered_json cluster_section(const json& config) {
 }
 
 ordered_json topic_section(const json& config) {
-  const int rf = int_of(field(config, "replication_factor"), 3);
+  const int rf = config_count(field(config, "replication_factor"), "replication_factor", 3, spec::kMaxReplicas);
   ordered_json replicas = ordered_json::array();
   for (int r = 0; r < rf; ++r) replicas.push_back(r);
   ordered_json topic_config = {

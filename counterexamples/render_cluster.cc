@@ -212,8 +212,15 @@ std::string voter_entries(const json& voter, size_t from) {
 // The committed records of this step: what brokers may now see, and the answers the
 // controller owed until then.
 void commit_changes(const json& before, const json& after, std::vector<std::string>& out) {
-  const long long from = integer(field(field(before, "metadata"), "committed_offset"), 0);
-  const long long to = integer(field(field(after, "metadata"), "committed_offset"), 0);
+  // An offset is only ever committed within some voter's log: bound the loop by the
+  // longest log in the trace, not by what the trace claims (a hand-edited 2^31 would
+  // write a line per offset).
+  size_t longest = 0;
+  for (const json& voter : members(field(field(after, "quorum"), "nodes")))
+    longest = std::max(longest, members(field(voter, "log")).size());
+  const long long limit = static_cast<long long>(longest);
+  const long long from = std::clamp(integer(field(field(before, "metadata"), "committed_offset"), 0), 0LL, limit);
+  const long long to = std::clamp(integer(field(field(after, "metadata"), "committed_offset"), 0), 0LL, limit);
   if (to <= from) return;
   // The committed entries are read from a voter whose HW covers them.
   const json* holder = nullptr;
@@ -224,7 +231,11 @@ void commit_changes(const json& before, const json& after, std::vector<std::stri
     }
   }
   for (long long o = from; o < to; ++o) {
-    const json* record = holder != nullptr ? record_by_id(after, field(*holder, "records")[o]) : nullptr;
+    const json* record = nullptr;
+    if (holder != nullptr) {
+      const json& ids = field(*holder, "records");
+      if (ids.is_array() && o < static_cast<long long>(ids.size())) record = record_by_id(after, ids[static_cast<size_t>(o)]);
+    }
     if (record == nullptr) {
       out.push_back("quorum: committed offset " + std::to_string(o) +
                     (holder != nullptr ? " (" + entry_words(after, *holder, o) + ")" : ""));

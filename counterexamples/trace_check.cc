@@ -1,22 +1,20 @@
 // Reading a trace file and checking its shape (see trace_check.h).
 #include "counterexamples/trace_check.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+
+#include "spec/config.h"
+#include "spec/files.h"
 
 namespace isr::counterexamples {
 
 using nlohmann::json;
 
 json read_trace_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw TraceFormatError(path, "cannot open the trace file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
   try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw TraceFormatError(path, std::string("not valid JSON: ") + e.what());
+    return spec::files::read_json_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw TraceFormatError(path, e.what());
   }
 }
 
@@ -34,6 +32,28 @@ void require_type(const json& value, const std::string& field, bool ok, const ch
   if (!ok) {
     throw TraceFormatError(field, std::string("expected ") + expected + ", found " +
                                       type_of(value));
+  }
+}
+
+// The producer's outcomes are keyed by record id, and the exporters sort them as numbers:
+// a key that is not one of the model's record ids (1..spec::kMaxRecords) is refused here
+// rather than crashing a conversion or being written out as something else.
+void check_outcomes(const json& state, const std::string& at) {
+  if (!state.contains("producer") || !state["producer"].is_object()) return;
+  const json& producer = state["producer"];
+  if (!producer.contains("outcomes")) return;
+  const std::string field = at + ".producer.outcomes";
+  const json& outcomes = producer["outcomes"];
+  require_type(outcomes, field, outcomes.is_object(), "an object keyed by record id");
+  for (const auto& [key, outcome] : outcomes.items()) {
+    const bool digits = !key.empty() && key.size() <= 3 &&
+                        std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int id = digits ? std::stoi(key) : -1;
+    if (id < 1 || id > spec::kMaxRecords) {
+      throw TraceFormatError(field + "." + key, "not a record id: keys are the records' ids 1.." +
+                                                    std::to_string(spec::kMaxRecords));
+    }
+    require_type(outcome, field + "." + key, outcome.is_string(), "a string (the record's outcome)");
   }
 }
 
@@ -90,6 +110,7 @@ void check_trace(const json& trace) {
     }
     const json& state = require(step, at, "state");
     require_type(state, at + ".state", state.is_object(), "an object");
+    check_outcomes(state, at + ".state");
   }
 }
 

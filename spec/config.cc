@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "properties/catalog.h"
+#include "spec/files.h"
 #include "spec/json_fields.h"
 #include "spec/state.h"
 
@@ -522,16 +523,10 @@ Config load_config(const nlohmann::json* document, const std::vector<std::string
 }
 
 nlohmann::json read_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError("--config", "cannot read '" + path + "': " + std::strerror(errno));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw ConfigError("--config", "'" + path + "' is not valid JSON: " + e.what());
+    return files::read_json_file(path);
+  } catch (const files::InputError& e) {
+    throw ConfigError("--config", e.what());
   }
 }
 

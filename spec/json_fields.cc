@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/config.h"
+#include "spec/files.h"
 
 namespace isr::spec::json_fields {
 
@@ -100,11 +101,21 @@ std::vector<std::string> read_property_names(const json& value) {
     if (name.empty()) return;
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
+  // An empty selection used to mean "all" silently; a user who wrote [] or "" meant
+  // something else (a typo, a variable that expanded to nothing), so say so.
+  const auto nonempty = [&]() -> std::vector<std::string> {
+    if (names.empty()) {
+      throw ConfigError("properties", "names no property (got " + shown(value) +
+                                          "); allowed: one or more property names as listed by `isrcheck list`, "
+                                          "or leave `properties` out to check every property that applies");
+    }
+    return names;
+  };
   if (value.is_string()) {
     std::stringstream in(value.get<std::string>());
     std::string item;
     while (std::getline(in, item, ',')) add(item);
-    return names;
+    return nonempty();
   }
   if (value.is_array()) {
     for (const auto& item : value) {
@@ -114,7 +125,7 @@ std::vector<std::string> read_property_names(const json& value) {
       }
       add(item.get<std::string>());
     }
-    return names;
+    return nonempty();
   }
   throw ConfigError("properties", "expected a list of property names or a comma-separated "
                                   "string, got " + type_of(value) + " " + shown(value));
@@ -128,8 +139,20 @@ void apply_override(json& document, const std::string& override_text, std::strin
   }
   const std::string key = override_text.substr(0, eq);
   const std::string text = override_text.substr(eq + 1);
+  // Every string in a configuration is printed back (describe, traces, reports), and
+  // JSON can only carry UTF-8.
+  if (!files::valid_utf8(key)) throw ConfigError("--set", "the key is not valid UTF-8 text");
+  if (!files::valid_utf8(text)) throw ConfigError(key, "the value given with --set is not valid UTF-8 text");
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
+  if (value.is_discarded()) {
+    value = text;
+  } else {
+    try {
+      value = files::parse_json(text);  // the limits every JSON input has: depth, duplicate keys
+    } catch (const files::InputError& e) {
+      throw ConfigError(key, std::string("the value given with --set: ") + e.what());
+    }
+  }
 
   json* node = &document;
   std::string path;

@@ -44,7 +44,8 @@ bool read_bool(const nlohmann::json& value, const std::string& field);
 void require_range(int value, const std::string& field, int lo, int hi, const std::string& why = "");
 
 // A property list: a JSON list of names, or one string of comma-separated names (what
-// `--set properties=a,b` gives). Trimmed, without duplicates, in the order given.
+// `--set properties=a,b` gives). Trimmed, without duplicates, in the order given; an
+// empty selection ([] or "") is a ConfigError (leaving the key out means all).
 std::vector<std::string> read_property_names(const nlohmann::json& value);
 
 // Applies one `--set key=value` to `document`: dotted keys create nested objects, and

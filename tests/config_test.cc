@@ -375,7 +375,9 @@ TEST(ConfigOverrides, PropertiesAsCommaListOrJson) {
   EXPECT_EQ(b.properties, std::vector<std::string>{names[0]});
   const Config c = load({"properties= " + names[0] + " , " + names[0]});
   EXPECT_EQ(c.properties, std::vector<std::string>{names[0]}) << "trimmed and deduplicated";
-  EXPECT_EQ(load({"properties=[]"}).properties, names) << "empty means the default list";
+  // An empty selection is refused (issue 12): leaving the key out means the default list.
+  EXPECT_THROW(load({"properties=[]"}), isr::spec::ConfigError);
+  EXPECT_THROW(load({"properties="}), isr::spec::ConfigError);
 }
 
 // ---- validation ------------------------------------------------------------------------

@@ -60,6 +60,22 @@ std::vector<std::string> all_property_names() {
   return all;
 }
 
+// The keys of the composed model, checked before the partition model's loader sees the
+// document, so that an unknown key is answered with this model's keys (`kraft`, the
+// cluster-only fixes) rather than the partition model's alone.
+void check_cluster_keys(const json& doc) {
+  std::vector<std::string> top;
+  const json partition_keys = spec::to_json(spec::default_config());
+  for (const auto& [key, value] : partition_keys.items()) top.push_back(key);
+  top.emplace_back("kraft");
+  json_fields::check_keys(doc, "", top);
+  if (!doc.contains("fixes") || !doc["fixes"].is_object()) return;
+  std::vector<std::string> fixes;
+  for (const auto& f : spec::all_fixes()) fixes.emplace_back(f.name);
+  for (const auto& f : kClusterFixes) fixes.emplace_back(f.name);
+  json_fields::check_keys(doc["fixes"], "fixes", fixes);
+}
+
 }  // namespace
 
 const std::vector<ClusterFixInfo>& cluster_only_fixes() { return kClusterFixes; }
@@ -70,6 +86,7 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
   for (const auto& o : overrides) apply_override(user, o);
   json doc = cluster_defaults();
   doc.merge_patch(user);
+  check_cluster_keys(doc);
 
   ClusterConfig c;
   // The cluster-only keys.
