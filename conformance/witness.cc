@@ -47,6 +47,21 @@ const char* choice_field(std::string_view kind) {
 
 int choice_rank(const json& v) { return v.is_number_integer() ? v.get<int>() : 1 << 20; }
 
+// Fairness of a real cluster, which a model interleaving need not have: a follower that
+// is alive and connected fetches within replica.fetch.wait.max.ms, far below
+// replica.lag.time.max.ms, so its leader never shrinks it from the ISR. The model lets a
+// leader shrink any follower whose last fetch it has not yet seen at its LEO; the witness
+// search takes no such ShrinkIsr (neither on its path nor when judging settledness).
+bool unfair(const json& action, const json& state) {
+  if (action.value("kind", "") != "ShrinkIsr") return false;
+  const int f = action.value("follower", -1);
+  for (const json& n : state.value("nodes", json::array())) {
+    if (n.value("id", -2) != f) continue;
+    return n.value("alive", false) && n.value("cut", json::array()).empty();
+  }
+  return false;
+}
+
 uint64_t key_of(const spec::State& s, size_t op) {
   return XXH3_64bits_withSeed(&s, sizeof s, op);
 }
@@ -113,13 +128,28 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
   auto observable = [&](const spec::State& s) {
     return json(counterexamples::observable_state(model.state_to_json(s), config_json));
   };
-  // Settled: no internal action changes what a harness observes.
+  // Settled: no run of fair internal actions changes what a harness observes (one step is
+  // not enough: a fetch that changes nothing visible lets the leader advance the HW or
+  // expand the ISR next). Searched over at most kClosure states; beyond, not settled.
+  constexpr size_t kClosure = 20000;
   auto settled = [&](const spec::State& s, const json& seen_now) {
     std::array<spec::Action, spec::kMaxEnabledActions> buffer;
-    const int n = model.enabled_actions(s, buffer.data());
-    for (int i = 0; i < n; ++i) {
-      if (counterexamples::is_harness_action(model.action_kind(buffer[i]))) continue;
-      if (observable(model.next_state(s, buffer[i])) != seen_now) return false;
+    std::deque<spec::State> todo{s};
+    std::unordered_map<uint64_t, bool> visited{{key_of(s, 0), true}};
+    while (!todo.empty()) {
+      const spec::State at = todo.front();
+      todo.pop_front();
+      const json at_json = model.state_to_json(at);
+      const int n = model.enabled_actions(at, buffer.data());
+      for (int i = 0; i < n; ++i) {
+        if (counterexamples::is_harness_action(model.action_kind(buffer[i]))) continue;
+        if (unfair(model.action_to_json(buffer[i]), at_json)) continue;
+        const spec::State next = model.next_state(at, buffer[i]);
+        if (!visited.emplace(key_of(next, 0), true).second) continue;
+        if (observable(next) != seen_now) return false;
+        if (visited.size() > kClosure) return false;
+        todo.push_back(next);
+      }
     }
     return true;
   };
@@ -154,8 +184,10 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
       auto it = best_choice.find(k);
       if (it == best_choice.end() || rank < it->second) best_choice[k] = rank;
     }
+    const json s_json = model.state_to_json(s);
     for (int i = 0; i < n; ++i) {
       const std::string_view kind = model.action_kind(actions[i]);
+      if (unfair(action_json[i], s_json)) continue;
       if (const char* f = choice_field(kind); f != nullptr && action_json[i].contains(f)) {
         json rest = action_json[i];
         rest.erase(f);

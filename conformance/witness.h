@@ -7,10 +7,12 @@
 // settle; consume; consume"). The search is breadth first over the partition model, in
 // which the cluster's internal actions (fetches, ISR changes, fencing, elections,
 // metadata) run freely and harness actions only as the script says, in order; every
-// operation is taken only in a *settled* state, and the path ends in one: a state in which
-// no internal action changes anything a harness observes (docs/scenarios.md,
+// operation is taken only in a *settled* state, and the path ends in one: a state from
+// which no run of internal actions changes anything a harness observes (docs/scenarios.md,
 // "Observables"). That is what an unsteered real cluster does between two client calls:
-// it settles within milliseconds. The shortest such path is the trace.
+// it settles within milliseconds. The search is fair as a real cluster's timers are: a
+// live, connected follower is never shrunk from the ISR (it fetches long before
+// replica.lag.time.max.ms). The shortest such path is the trace.
 #pragma once
 
 #include <string>
