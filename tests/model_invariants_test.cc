@@ -270,6 +270,7 @@ RC_GTEST_PROP(ModelInvariants, UncleanElection, ()) { walk("unclean"); }
 RC_GTEST_PROP(ModelInvariants, HwTruncation, ()) { walk("hw-truncation"); }
 RC_GTEST_PROP(ModelInvariants, Kip101, ()) { walk("kip-101"); }
 RC_GTEST_PROP(ModelInvariants, Kip320WithCuts, ()) { walk("kip-320-cuts"); }
+RC_GTEST_PROP(ModelInvariants, Kip497Zookeeper, ()) { walk("kip-497-zk"); }
 RC_GTEST_PROP(ModelInvariants, Kip966LossyCrashes, ()) { walk("kip-966-lossy"); }
 RC_GTEST_PROP(ModelInvariants, FiveBrokersRf5, ()) { walk("rf5"); }
 RC_GTEST_PROP(ModelInvariants, DedicatedControllers, ()) { walk("dedicated"); }

@@ -200,6 +200,7 @@ RC_GTEST_PROP(Symmetry, AcksOne, ()) { check_walk("acks-1"); }
 RC_GTEST_PROP(Symmetry, UncleanWithDedicatedVoters, ()) { check_walk("unclean"); }
 RC_GTEST_PROP(Symmetry, HwTruncation, ()) { check_walk("hw-truncation"); }
 RC_GTEST_PROP(Symmetry, Kip320WithCuts, ()) { check_walk("kip-320-cuts"); }
+RC_GTEST_PROP(Symmetry, Kip497Zookeeper, ()) { check_walk("kip-497-zk"); }
 RC_GTEST_PROP(Symmetry, Kip966LossyCrashes, ()) { check_walk("kip-966-lossy"); }
 RC_GTEST_PROP(Symmetry, FiveBrokersRf5, ()) { check_walk("rf5"); }
 RC_GTEST_PROP(Symmetry, DedicatedControllers, ()) { check_walk("dedicated"); }
