@@ -349,6 +349,10 @@ inline const std::vector<NamedConfig>& walk_configs() {
       // The ZooKeeper-mode controller with KIP-380 (bounces), clean shutdowns and cuts.
       {"kip-497-zk", {"protocol=kip-497", "faults.max_crashes=3", "faults.max_lossy_crashes=1",
                       "faults.max_clean_shutdowns=1", "faults.max_network_cuts=1"}},
+      // Before KAFKA-6082 (2.1): a deposed controller's queued write and its stale
+      // LeaderAndIsr (StaleLeaderAndIsr) happen, with controller failovers through crashes.
+      {"kip-279-zk-deposed", {"protocol=kip-279", "faults.max_crashes=3", "faults.max_lossy_crashes=0",
+                              "faults.max_network_cuts=2"}},
     };
     for (NamedConfig& nc : list) nc.overrides = pinned(nc.overrides);
     list.insert(list.begin(), NamedConfig{"default", {}});

@@ -255,10 +255,10 @@ TEST(ZookeeperGenerations, DefaultModelWithKillCrashesPerGeneration) {
     uint64_t distinct;  // up to symmetry; for a violation, when the search stopped
   };
   const Row rows[] = {
-      {{"protocol=hw-truncation"}, false, 18846},  // strong-isr: truncation to the HW
-      {{"protocol=kip-320"}, true, 129865},
-      {{"protocol=kip-497"}, true, 253281},
-      {{"protocol=kip-497", "controller.mode=kraft"}, true, 498447},
+      {{"protocol=hw-truncation"}, false, 3713},  // strong-isr: truncation to the HW
+      {{"protocol=kip-320"}, true, 148915},
+      {{"protocol=kip-497"}, true, 299232},
+      {{"protocol=kip-497", "controller.mode=kraft"}, true, 558501},
   };
   for (const Row& row : rows) {
     std::vector<std::string> overrides = row.overrides;
