@@ -3,13 +3,13 @@
 // shortest path that performs the script, each operation in a settled state:
 // conformance/witness.h), for scenarios that are not counterexamples. Exit 0 with the
 // trace written, 1 when the model cannot perform the script within its bounds.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/run_support.h"
 #include "conformance/witness.h"
 
 namespace isr::cli {
@@ -39,10 +39,7 @@ void run_witness(const WitnessOptions& options) {
     set_exit_code(1);
     return;
   }
-  std::ofstream out(options.trace_out);
-  if (!out || !(out << r.trace.dump(1) << "\n") || !out.flush()) {
-    throw UsageError("--trace-out", "cannot write " + options.trace_out);
-  }
+  write_text(options.trace_out, "--trace-out", r.trace.dump(1) + "\n");
   std::cout << "witness: " << r.trace["steps"].size() - 1 << " steps (" << r.states << " states searched), written to "
             << options.trace_out << "\n";
 }
