@@ -157,8 +157,10 @@ enum class MatrixFormat { Text, Markdown };
 std::string render_matrix_table(const MatrixResult& result, MatrixFormat format);
 nlohmann::json matrix_to_json(const MatrixResult& result);
 // A self-contained HTML page: the coloured grid; each red cell links to an anchor with
-// its counterexample rendered as a mermaid diagram (readable as text without mermaid)
-// and as text.
-std::string render_matrix_html(const MatrixResult& result);
+// its counterexample as a mermaid diagram and as text. `mermaid_js` (mermaid.min.js, see
+// scripts/fetch-mermaid.sh) is embedded in the page, which then loads nothing from the
+// network; empty, the diagrams stay as their mermaid source. Throws std::invalid_argument
+// when the script contains "<script" or "</script", which would end it early.
+std::string render_matrix_html(const MatrixResult& result, std::string_view mermaid_js = {});
 
 }  // namespace isr::analysis

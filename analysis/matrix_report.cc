@@ -2,6 +2,9 @@
 // configuration (RF, min ISR, acks, unclean, ELR, placement) and one column per failure
 // scenario (f failures, lossy or not), as text, Markdown, JSON and self-contained HTML.
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
+#include <string_view>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -245,7 +248,15 @@ json matrix_to_json(const MatrixResult& result) {
               {"cells", std::move(cells)}};
 }
 
-std::string render_matrix_html(const MatrixResult& result) {
+std::string render_matrix_html(const MatrixResult& result, std::string_view mermaid_js) {
+  // Inside <script> only "</script" (and "<script" after "<!--") ends the script early;
+  // the pinned mermaid has neither. Refuse rather than rewrite a third party's code.
+  std::string lowered(mermaid_js);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered.find("<script") != std::string::npos || lowered.find("</script") != std::string::npos) {
+    throw std::invalid_argument("the mermaid script contains \"<script\" or \"</script\" and cannot be embedded");
+  }
   const Grid g = grid_of(result);
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -327,11 +338,18 @@ std::string render_matrix_html(const MatrixResult& result) {
         << "</pre></details>\n</section>\n";
   }
   if (shown == 0) out << "<p>No cell loses an acknowledged write.</p>\n";
-  // Mermaid from a CDN draws the diagrams when the page is online; offline, the
-  // <pre class="mermaid"> blocks above stay readable as text.
-  out << "<script type=\"module\">\n"
-         "import mermaid from 'https://cdn.jsdelivr.net/npm/mermaid@10/dist/mermaid.esm.min.mjs';\n"
-         "mermaid.initialize({ startOnLoad: true });\n"
+  if (mermaid_js.empty()) {
+    out << "</body>\n</html>\n";
+    return out.str();
+  }
+  // The renderer is in the page (no network, no CDN). When it has drawn every diagram,
+  // <body data-diagrams> says "rendered" (or why not): the browser test reads it.
+  out << "<script>\n" << mermaid_js << "\n</script>\n"
+         "<script>\n"
+         "mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });\n"
+         "mermaid.run({ querySelector: 'pre.mermaid' })\n"
+         "  .then(() => { document.body.dataset.diagrams = 'rendered'; })\n"
+         "  .catch((e) => { document.body.dataset.diagrams = 'failed: ' + e; });\n"
          "</script>\n</body>\n</html>\n";
   return out.str();
 }

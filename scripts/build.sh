@@ -20,5 +20,8 @@ configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_SANI
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
   configure+=(-G Ninja)
 fi
+# The renderer `isrcheck matrix --html` embeds (pinned, from the npm registry; idempotent).
+# Without it everything builds, and `matrix --html` says how to get it.
+"$root/scripts/fetch-mermaid.sh" >/dev/null || echo "build.sh: warning: scripts/fetch-mermaid.sh failed" >&2
 cmake "${configure[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" "$@"

@@ -272,7 +272,18 @@ TEST(Matrix, ReportsShowTheGridAndLinkEveryRedCell) {
     EXPECT_EQ(html.compare(at + 22, 15, "sequenceDiagram"), 0) << html.substr(at, 80);
   }
   EXPECT_EQ(diagrams, 3u);
-  EXPECT_EQ(html.find("<script src="), std::string::npos);  // no external script but the mermaid module
+  // Nothing from the network (the diagrams stay as source without a renderer) ...
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("cdn."), std::string::npos);
+  // ... and a given renderer is embedded in the page, then run on the diagrams.
+  const std::string renderer = "globalThis.mermaid = { /* stand-in */ };";
+  const std::string embedded = isr::analysis::render_matrix_html(r, renderer);
+  EXPECT_NE(embedded.find("<script>\n" + renderer + "\n</script>"), std::string::npos);
+  EXPECT_NE(embedded.find("mermaid.run({ querySelector: 'pre.mermaid' })"), std::string::npos);
+  EXPECT_EQ(embedded.find("<script src="), std::string::npos);
+  EXPECT_EQ(embedded.find("import "), std::string::npos);
+  // A script that would end the <script> element early is refused, not mangled.
+  EXPECT_THROW(isr::analysis::render_matrix_html(r, "let s = '</SCRIPT>';"), std::invalid_argument);
 
   const std::string markdown = isr::analysis::render_matrix_table(r, isr::analysis::MatrixFormat::Markdown);
   EXPECT_NE(markdown.find("| RF | min ISR |"), std::string::npos) << markdown;
@@ -291,13 +302,24 @@ TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
   const std::string json_file = isr::trace_test::temp_path(".json");
   const std::string small = "matrix --rf 1-2 --min-isr 1 --acks all --unclean off --elr off --failures 1 --lossy on "
                             "--jobs 2 --cache '" + cache + "'";
-  const auto ok = isr::trace_test::run_isrcheck(small + " --html '" + html + "' --json '" + json_file + "'");
+  // A stand-in renderer: the real one (scripts/fetch-mermaid.sh) is tested in a browser
+  // (tests/browser/matrix_report.sh).
+  const std::string renderer = isr::trace_test::write_temp("globalThis.mermaid = {};", ".js");
+  const auto ok = isr::trace_test::run_isrcheck(small + " --html '" + html + "' --mermaid-js '" + renderer +
+                                                "' --json '" + json_file + "'");
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("LOSS/"), std::string::npos) << ok.out;
   EXPECT_NE(ok.err.find("2/2 cells"), std::string::npos) << ok.err;  // the progress bar
   const auto j = nlohmann::json::parse(isr::trace_test::slurp(json_file));
   EXPECT_EQ(j.at("summary").at("computed"), 2);
   EXPECT_NE(isr::trace_test::slurp(html).find("<table class=\"grid\">"), std::string::npos);
+  EXPECT_NE(isr::trace_test::slurp(html).find("<script>\nglobalThis.mermaid = {};\n</script>"), std::string::npos);
+  // A missing renderer is bad input, named before the sweep runs.
+  const auto no_renderer = isr::trace_test::run_isrcheck(small + " --quiet --html '" + html +
+                                                         "' --mermaid-js /nonexistent/mermaid.min.js");
+  EXPECT_EQ(no_renderer.exit_code, 2) << no_renderer.err;
+  EXPECT_NE(no_renderer.err.find("--mermaid-js"), std::string::npos) << no_renderer.err;
+  EXPECT_NE(no_renderer.err.find("scripts/fetch-mermaid.sh"), std::string::npos) << no_renderer.err;
   const auto again = isr::trace_test::run_isrcheck(small + " --quiet --format markdown --json '" + json_file + "'");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(isr::trace_test::slurp(json_file)).at("summary").at("cache_hits"), 2);
@@ -320,6 +342,7 @@ TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
   std::filesystem::remove_all(cache);
   std::remove(html.c_str());
   std::remove(json_file.c_str());
+  std::remove(renderer.c_str());
 }
 
 }  // namespace
