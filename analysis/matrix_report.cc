@@ -86,6 +86,7 @@ std::string cell_code(const CellResult& r) {
     case Durability::NoAckedLoss: s = "ok"; break;
     case Durability::AckedLoss: s = "LOSS/" + std::to_string(r.trace_steps); break;
     case Durability::Incomplete: s = "?"; break;
+    case Durability::DataGone: s = "GONE/" + std::to_string(r.trace_steps); break;
   }
   const std::string a = availability_code(r.availability);
   if (!a.empty()) s += " " + a;
@@ -94,7 +95,8 @@ std::string cell_code(const CellResult& r) {
 
 std::string summary_line(const MatrixResult& result) {
   std::string s = std::to_string(result.cells.size()) + " cells: " + std::to_string(result.red) +
-                  " red (acked loss), " + std::to_string(result.incomplete) + " incomplete; " +
+                  " red (acked loss), " + (result.gone > 0 ? std::to_string(result.gone) + " data gone, " : "") +
+                  std::to_string(result.incomplete) + " incomplete; " +
                   std::to_string(result.computed) + " computed, " + std::to_string(result.cache_hits) +
                   " from the cache; " + fixed(result.seconds, 1) + " s";
   if (result.interrupted) s += "; INTERRUPTED (unfinished cells are incomplete)";
@@ -106,7 +108,9 @@ std::string legend(bool markdown) {
   std::string s;
   s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
        " no acked write lost; " + b + "LOSS/n" + b + " an acked write is lost, shortest trace n steps; " + b +
-       "?" + b + " incomplete (state limit).\n";
+       "GONE/n" + b + " no leader served without an acked write, but it is on no replica any more "
+       "(no-committed-loss-globally, trace n steps): the data is physically gone; " + b + "?" + b +
+       " incomplete (state limit).\n";
   s += "Availability of acks=all writes after exactly f failures of brokers, none restarting: " + b +
        "avail" + b + " available; " + b + "NER" + b + " not-enough-replicas; " + b + "NEL" + b +
        " no-eligible-leader; " + b + "NCQ" + b + " no-controller-quorum; " + b + "?" + b + " incomplete.\n";
@@ -169,7 +173,7 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
     out << "\n";
     for (auto line : rows) {
       for (size_t i = row_titles().size(); i < line.size(); ++i) {
-        if (line[i].starts_with("LOSS")) line[i] = "**" + line[i] + "**";
+        if (line[i].starts_with("LOSS") || line[i].starts_with("GONE")) line[i] = "**" + line[i] + "**";
       }
       emit(line);
     }
@@ -221,7 +225,7 @@ json matrix_to_json(const MatrixResult& result) {
                    {"distinct_states", r.durability_states},
                    {"seconds", r.durability_seconds},
                    {"bounds_reached", r.bounds_reached}}}};
-    if (r.red()) {
+    if (r.red() || r.gone()) {
       cell["durability"]["trace_steps"] = r.trace_steps;
       cell["durability"]["trace"] = r.trace;
     }
@@ -240,6 +244,7 @@ json matrix_to_json(const MatrixResult& result) {
               {"summary",
                {{"cells", result.cells.size()},
                 {"red", result.red},
+                {"gone", result.gone},
                 {"incomplete", result.incomplete},
                 {"computed", result.computed},
                 {"cache_hits", result.cache_hits},
@@ -269,6 +274,8 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
          "td.unavailable { background: #fbe7a6; }\n"
          "td.red { background: #f3a3a3; font-weight: bold; }\n"
          "td.red a { color: #700; }\n"
+         "td.gone { background: #d9c2f0; font-weight: bold; }\n"
+         "td.gone a { color: #4b1a7a; }\n"
          "td.incomplete { background: #ddd; color: #555; }\n"
          "pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }\n"
          "section.trace { border-top: 2px solid #c33; margin-top: 2em; }\n"
@@ -278,6 +285,7 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
   out << "<p class=\"legend\"><span style=\"background:#c8ecc8\">no acked loss, writable</span>"
          "<span style=\"background:#fbe7a6\">no acked loss, not writable</span>"
          "<span style=\"background:#f3a3a3\">acked write lost (click for the trace)</span>"
+         "<span style=\"background:#d9c2f0\">no acked loss seen, but the data is on no replica (click)</span>"
          "<span style=\"background:#ddd\">incomplete (state limit)</span></p>\n";
   out << "<pre class=\"legend-text\">" << html_escape(legend(false)) << "</pre>\n";
 
@@ -307,6 +315,9 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
       if (r.red()) {
         out << "<td class=\"red\" title=\"" << title << "\"><a href=\"#" << r.cell.id() << "\">" << code
             << "</a></td>";
+      } else if (r.gone()) {
+        out << "<td class=\"gone\" title=\"" << title << "\"><a href=\"#" << r.cell.id() << "\">" << code
+            << "</a></td>";
       } else if (r.durability == Durability::Incomplete || r.availability == "incomplete") {
         out << "<td class=\"incomplete\" title=\"" << title << "\">" << code << "</td>";
       } else if (!r.availability.empty() && r.availability != "available") {
@@ -322,11 +333,18 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
   out << "<h2>Counterexamples</h2>\n";
   int shown = 0;
   for (const CellResult& r : result.cells) {
-    if (!r.red()) continue;
+    if (!r.red() && !r.gone()) continue;
     ++shown;
     out << "<section class=\"trace\" id=\"" << r.cell.id() << "\">\n<h3>" << html_escape(r.cell.label())
-        << "</h3>\n<p>An acknowledged write is lost in " << r.trace_steps
-        << " steps (shortest trace, exhaustive search).</p>\n";
+        << "</h3>\n";
+    if (r.red()) {
+      out << "<p>An acknowledged write is lost in " << r.trace_steps
+          << " steps (shortest trace, exhaustive search).</p>\n";
+    } else {
+      out << "<p>No leader serves without an acknowledged write, yet after " << r.trace_steps
+          << " steps it is on no replica: the data is physically gone (no-committed-loss-globally; "
+             "shortest trace, exhaustive search).</p>\n";
+    }
     try {
       out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
       out << "<details open><summary>Step by step</summary>\n<pre>"
@@ -337,7 +355,7 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
     out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
         << "</pre></details>\n</section>\n";
   }
-  if (shown == 0) out << "<p>No cell loses an acknowledged write.</p>\n";
+  if (shown == 0) out << "<p>No cell loses an acknowledged write, and none loses its data.</p>\n";
   if (mermaid_js.empty()) {
     out << "</body>\n</html>\n";
     return out.str();

@@ -177,7 +177,7 @@ TEST(Matrix, CellConfigurationAndOverrides) {
   EXPECT_EQ(config.faults.max_lossy_crashes, 2);
   EXPECT_EQ(config.faults.max_disk_losses, 0);
   EXPECT_FALSE(config.consumer);
-  EXPECT_EQ(config.properties, std::vector<std::string>{"no-acked-loss"});
+  EXPECT_EQ(config.properties, (std::vector<std::string>{"no-acked-loss", "no-committed-loss-globally"}));
   // Bounds come from the base; keys the matrix sweeps cannot be overridden.
   const auto bounded = isr::analysis::matrix_cell_config(nlohmann::json::object(), {"bounds.max_records=2"}, c);
   EXPECT_EQ(bounded.bounds.max_records, 2);
@@ -223,7 +223,7 @@ TEST(Matrix, SecondRunReadsTheCacheAndAModelChangeInvalidatesIt) {
   }
   EXPECT_EQ(isr::analysis::run_matrix(cells, options).computed, 3);
   // The default salt fingerprints the executable.
-  EXPECT_TRUE(isr::analysis::matrix_model_salt().starts_with("isrcheck-matrix-cache-v1:"));
+  EXPECT_TRUE(isr::analysis::matrix_model_salt().starts_with("isrcheck-matrix-cache-v2:"));
   EXPECT_GT(isr::analysis::matrix_model_salt().size(), 30u);
   std::filesystem::remove_all(options.cache_dir);
 }
@@ -294,6 +294,43 @@ TEST(Matrix, ReportsShowTheGridAndLinkEveryRedCell) {
   ASSERT_EQ(j.at("cells").size(), cells.size());
   EXPECT_EQ(j.at("cells")[0].at("durability").at("verdict"), "acked-loss");
   EXPECT_TRUE(j.at("cells")[0].at("durability").contains("trace"));
+}
+
+// Issue 12 point 7: RF 1 and a power loss, without KIP-966's LastKnownELR (Kafka before
+// 3.7): no leader is ever elected without the acked write, because the partition stays
+// offline, so no-acked-loss holds; but the write is on no replica. The grid says GONE,
+// not "ok", and links the trace like a red cell's.
+TEST(Matrix, SaysWhenDataIsGoneThoughNoAckedWriteWasLost) {
+  MatrixOptions options;
+  options.jobs = 1;
+  options.max_states = 200'000;
+  options.overrides = {"fixes.last_known_elr=false"};
+  const MatrixResult r = isr::analysis::run_matrix({cell(1, 1, Acks::All, true, 1, true)}, options);
+  ASSERT_EQ(r.cells.size(), 1u);
+  const CellResult& c = r.cells[0];
+  EXPECT_EQ(c.durability, isr::analysis::Durability::DataGone);
+  EXPECT_FALSE(c.red());
+  EXPECT_EQ(r.red, 0);
+  EXPECT_EQ(r.gone, 1);
+  EXPECT_EQ(c.trace.at("property"), "no-committed-loss-globally");
+  const std::string text = isr::analysis::render_matrix_table(r, isr::analysis::MatrixFormat::Text);
+  EXPECT_NE(text.find("GONE/" + std::to_string(c.trace_steps)), std::string::npos) << text;
+  EXPECT_NE(text.find("1 data gone"), std::string::npos) << text;
+  const std::string html = isr::analysis::render_matrix_html(r);
+  EXPECT_NE(html.find("<td class=\"gone\""), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#" + c.cell.id() + "\">"), std::string::npos);
+  EXPECT_NE(html.find("the data is physically gone"), std::string::npos);
+  const nlohmann::json j = isr::analysis::matrix_to_json(r);
+  EXPECT_EQ(j.at("cells")[0].at("durability").at("verdict"), "data-gone");
+  EXPECT_TRUE(j.at("cells")[0].at("durability").contains("trace"));
+
+  // With Kafka 4.x's rules the same cell is an acked loss (the last known leader is
+  // elected once back), and a cell that keeps its data stays "ok".
+  options.overrides.clear();
+  const MatrixResult now = isr::analysis::run_matrix(
+      {cell(1, 1, Acks::All, true, 1, true), cell(2, 2, Acks::All, true, 1, true)}, options);
+  EXPECT_TRUE(now.cells[0].red());
+  EXPECT_EQ(now.cells[1].durability, isr::analysis::Durability::NoAckedLoss);
 }
 
 TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
