@@ -278,6 +278,7 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
          "td.gone a { color: #4b1a7a; }\n"
          "td.incomplete { background: #ddd; color: #555; }\n"
          "pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }\n"
+         "pre.legend-text { white-space: pre-wrap; }\n"
          "section.trace { border-top: 2px solid #c33; margin-top: 2em; }\n"
          ".legend span { display: inline-block; padding: 0.1em 0.6em; margin-right: 0.5em; border: 1px solid #bbb; }\n"
          "</style>\n</head>\n<body>\n";
