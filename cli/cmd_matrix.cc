@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
+#include "cli/version.h"
 #include "spec/files.h"
 #include "spec/state.h"
 
@@ -192,9 +193,7 @@ std::string matrix_mermaid_js(const MatrixCommandOptions& o) {
   std::string path = o.mermaid_js;
   const char* from_env = std::getenv("ISRCHECK_MERMAID_JS");
   if (path.empty() && from_env != nullptr && *from_env != '\0') path = from_env;
-#ifdef ISRCHECK_MERMAID_JS
-  if (path.empty()) path = ISRCHECK_MERMAID_JS;
-#endif
+  if (path.empty()) path = kMermaidJs;
   std::string text;
   try {
     text = spec::files::read_file(path);
