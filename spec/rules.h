@@ -67,7 +67,7 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
 // Fences `broker` at the controller, electing `new_leader` if leadership must move.
 void fence(const Config& c, State& s, int broker, int new_leader);
 // The partition change that fences `broker` / unfences it (controller.cc).
-PartitionChange fencing_change(const State& s, int broker);
+PartitionChange fencing_change(const Config& c, const State& s, int broker);
 PartitionChange unfencing_change(const Config& c, const State& s, int broker, bool registering);
 // Adds one `kind` action per leader `change` may elect in `s` (other = that leader, or
 // kNoNode), keeping those within the epoch bounds.

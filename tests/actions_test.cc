@@ -393,23 +393,49 @@ TEST(UnfenceBrokerAction, AHealedBrokerIsUnfencedWithTheSameEpoch) {
   EXPECT_EQ(s.controller().isr, nodes({0, 2}));
 }
 
-// ISR {0,1}, then 0 and 1 crash: with ELR both end in the ELR, fenced, and the
-// partition has no leader. Needs dedicated voters for the controller to survive.
-::testing::AssertionResult lose_both_isr_members(Scenario& s) {
+// ISR {0,1}, then 0 and 1 crash. Needs dedicated voters for the controller to survive.
+// `leader_after` is whom the fencing of 1, the last ISR member, elects.
+::testing::AssertionResult lose_both_isr_members(Scenario& s, int leader_after) {
   return s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
                 crash(0, StopKind::Kill), fence_broker(0, 1), crash(1, StopKind::Kill),
-                fence_broker(1, kNoNode)});
+                fence_broker(1, leader_after)});
 }
 
-TEST(UncleanElectionAction, OnlyWhenEnabledAndNoIsrOrElrCandidate) {
+// With unclean.leader.election.enable on, the change that fences the last ISR member
+// also elects the out-of-sync replica: ReplicationControlManager.generateLeaderAndIsrUpdates
+// (from handleBrokerFenced) builds it with PartitionChangeBuilder.Election.UNCLEAN, and
+// electAnyLeader takes the first acceptable replica, in one PartitionChangeRecord. So
+// the leader epoch is bumped once (1 -> 2), not twice through "no leader" (observed on
+// Kafka 4.4.0: docs/conformance.md, divergence 2). The model used to fence to "no
+// leader" (epoch 2) and elect in a separate UncleanElection step (epoch 3).
+TEST(UncleanElectionAction, TopicConfigElectsInTheFencingChange) {
+  Scenario on({"controller.placement=dedicated", "faults.max_crashes=2", "unclean_leader_election=true"});
+  ASSERT_TRUE(on.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
+                      crash(0, StopKind::Kill), fence_broker(0, 1), crash(1, StopKind::Kill)}));
+  ASSERT_EQ(on.controller().leader_epoch, 1);
+  EXPECT_EQ(on.matching(Step{ActionKind::FenceBroker, 1}).size(), 1u) << "only the fencing that elects 2";
+  EXPECT_FALSE(on.can(fence_broker(1, kNoNode))) << "no leaderless step in between";
+  ASSERT_TRUE(on.apply(fence_broker(1, 2)));
+  EXPECT_EQ(on.controller().leader, 2);
+  EXPECT_EQ(on.controller().leader_epoch, 2) << "one bump for the unclean election: 1 -> 2";
+  EXPECT_EQ(on.controller().isr, nodes({2}));
+  EXPECT_EQ(on.controller().elr, 0);
+  EXPECT_EQ(on.controller().unclean_elected, 1);
+  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "the admin election is off";
+}
+
+// The separate UncleanElection step is an operator's Admin.electLeaders(ElectionType.UNCLEAN)
+// (ReplicationControlManager.electLeader): only on a leaderless partition, whatever the
+// topic config, and only when asked for (admin_unclean_election).
+TEST(UncleanElectionAction, AdminElectionOnlyWhenEnabledAndLeaderless) {
   const std::vector<std::string> base = {"controller.placement=dedicated", "faults.max_crashes=2"};
-  std::vector<std::string> with_unclean = base;
-  with_unclean.push_back("unclean_leader_election=true");
+  std::vector<std::string> with_admin = base;
+  with_admin.push_back("admin_unclean_election=true");
   Scenario off(base);
-  Scenario on(with_unclean);
-  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "there is a leader";
-  ASSERT_TRUE(lose_both_isr_members(off));
-  ASSERT_TRUE(lose_both_isr_members(on));
+  Scenario on(with_admin);
+  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "there is a leader (ELECTION_NOT_NEEDED)";
+  ASSERT_TRUE(lose_both_isr_members(off, kNoNode));
+  ASSERT_TRUE(lose_both_isr_members(on, kNoNode)) << "the topic config is off: the partition goes leaderless";
   ASSERT_EQ(on.controller().leader, kNoNode);
   ASSERT_EQ(on.controller().isr, 0);
   ASSERT_EQ(on.controller().elr, nodes({0, 1}));
@@ -426,7 +452,7 @@ TEST(UncleanElectionAction, OnlyWhenEnabledAndNoIsrOrElrCandidate) {
 
 TEST(UncleanElectionAction, NotWhileAnElrMemberCanBeElected) {
   Scenario s({"controller.placement=dedicated", "faults.max_crashes=2", "faults.max_clean_shutdowns=1",
-              "unclean_leader_election=true"});
+              "admin_unclean_election=true"});
   // Broker 1 stops cleanly, so it stays in the ELR across its restart (KIP-966).
   ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
                      crash(1, StopKind::Clean, 0), crash(0, StopKind::Kill), fence_broker(0, kNoNode)}));
@@ -437,6 +463,22 @@ TEST(UncleanElectionAction, NotWhileAnElrMemberCanBeElected) {
   ASSERT_TRUE(s.apply(register_broker(1, 1))) << "the clean ELR member is elected";
   EXPECT_EQ(s.controller().unclean_elected, 0);
   EXPECT_EQ(s.count(ActionKind::UncleanElection), 0);
+}
+
+// With the topic config on, fenced ELR members do not hold the election back:
+// electAnyLeader tries the ELR (isValidNewLeader needs an acceptable replica) and then,
+// for Election.UNCLEAN, the first acceptable replica, in the fencing change itself.
+TEST(UncleanElectionAction, TopicConfigDoesNotWaitForFencedElrMembers) {
+  Scenario s({"controller.placement=dedicated", "faults.max_crashes=2", "faults.max_clean_shutdowns=1",
+              "unclean_leader_election=true"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
+                     crash(1, StopKind::Clean, 0), crash(0, StopKind::Kill)}));
+  ASSERT_EQ(s.controller().elr, nodes({1}));
+  EXPECT_FALSE(s.can(fence_broker(0, kNoNode)));
+  ASSERT_TRUE(s.apply(fence_broker(0, 2)));
+  EXPECT_EQ(s.controller().leader_epoch, 1) << "one bump: 0 -> 1";
+  EXPECT_EQ(s.controller().elr, 0) << "maybeUpdateRecordElr clears the ELR at an unclean election";
+  EXPECT_EQ(s.controller().unclean_elected, 1);
 }
 
 TEST(PreferredElectionAction, OnlyWithinTheLeaderMoveBound) {
