@@ -385,9 +385,7 @@ void adopt_partition_state(const Config& c, State& s, int b) {
     ProducerState& p = s.producer;
     if (p.current != 0 && p.inflight_leader == b &&
         p.outcome[p.current - 1] == static_cast<uint8_t>(SendOutcome::InFlight)) {
-      p.outcome[p.current - 1] = static_cast<uint8_t>(SendOutcome::NotLeader);
-      p.inflight_leader = kNoNode;
-      p.inflight_offset = 0;
+      answer_retriable(c, s, SendOutcome::NotLeader);
     }
   }
   // A newer partition epoch replaces any pending ISR state with the committed one.

@@ -39,6 +39,14 @@ void maybe_increment_hw(const Config& c, State& s, int leader);
 // DelayedProduce.tryComplete / Partition.checkEnoughReplicasReachOffset.
 void complete_delayed_produce(const Config& c, State& s, int leader);
 
+// --- Producer ------------------------------------------------------------------------
+
+// The client's handling of a retriable error answered to the current send
+// (NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER): with
+// retries left, Sender re-enqueues the batch and the send stays Retrying; else the
+// application gets `error` (produce.cc).
+void answer_retriable(const Config& c, State& s, SendOutcome error);
+
 // --- Controller (PartitionChangeBuilder) -----------------------------------------------
 
 // A partition change as PartitionChangeBuilder computes it: a target ISR, replicas to

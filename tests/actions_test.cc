@@ -51,18 +51,23 @@ TEST(ProduceAction, AcksAllAppendsAtTheLeaderAndWaitsForTheHighWatermark) {
 }
 
 TEST(ProduceAction, AcksAllBelowMinIsrIsRejectedBeforeTheAppend) {
-  Scenario s({"min_insync_replicas=3"});
+  // Not idempotent, retries 1 (bounds.max_retries=1).
+  Scenario s({"min_insync_replicas=3", "idempotence=false"});
   ASSERT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0)}));
   ASSERT_EQ(s.replica(0).view_isr, nodes({0, 1}));
   ASSERT_TRUE(s.apply(produce(0, 1)));
-  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotEnoughReplicas);
   EXPECT_EQ(s.replica(0).leo, 0) << "nothing appended";
-  // NOT_ENOUGH_REPLICAS is retriable: the same record may be sent again, or the next one.
+  // NOT_ENOUGH_REPLICAS is retriable: with a retry left, Sender re-enqueues the batch
+  // (canRetry) and the application sees nothing; the batch goes before the next record.
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Retrying);
   EXPECT_TRUE(s.can(produce(0, 1)));
-  EXPECT_TRUE(s.can(produce(0, 2)));
+  EXPECT_FALSE(s.can(produce(0, 2)));
   ASSERT_TRUE(s.apply(produce(0, 1)));
   EXPECT_EQ(s.state().producer.retries, 1);
+  // Retries spent: the second answer reaches the application, which may send the next.
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotEnoughReplicas);
   EXPECT_FALSE(s.can(produce(0, 1))) << "bounds.max_retries=1 is used up";
+  EXPECT_TRUE(s.can(produce(0, 2)));
 }
 
 TEST(ProduceAction, AcksAllAfterAppendWhenTheIsrShrankMeanwhile) {
@@ -72,7 +77,9 @@ TEST(ProduceAction, AcksAllAfterAppendWhenTheIsrShrankMeanwhile) {
   ASSERT_TRUE(s.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0), shrink_isr(0, 2)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
   // kip-966 freezes the HW below min ISR, so switch that off to see the HW pass the batch.
-  Scenario t({"min_insync_replicas=2", "fixes.hw_frozen_below_min_isr=false"});
+  // Retries 0, not idempotent: the application sees the answer.
+  Scenario t({"min_insync_replicas=2", "fixes.hw_frozen_below_min_isr=false", "idempotence=false",
+              "bounds.max_retries=0"});
   ASSERT_TRUE(t.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0), shrink_isr(0, 2), alter_partition(0)}));
   EXPECT_EQ(t.controller().isr, nodes({0}));
   EXPECT_EQ(t.replica(0).hw, 1);
@@ -525,7 +532,7 @@ TEST(MetadataUpdateAction, MakesTheElectedBrokerLeaderAndTheOthersFollowers) {
 }
 
 TEST(MetadataUpdateAction, ADemotedLeaderAnswersItsParkedProduceWithNotLeader) {
-  Scenario s({"bounds.max_leader_moves=1"});
+  Scenario s({"bounds.max_leader_moves=1", "idempotence=false", "bounds.max_retries=0"});
   ASSERT_TRUE(s.run({produce(0, 1), preferred_election(1)}));
   EXPECT_TRUE(rules::believes_leader(s.state(), 0)) << "not yet told";
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
