@@ -28,7 +28,7 @@ constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
     "FenceBroker",    "RegisterBroker", "UnfenceBroker",     "UncleanElection", "MetadataUpdate",
     "ControllerFailover", "Flush",      "CheckpointHw",      "SessionExpiry",  "BrokerBounce",
-    "DeposedWrite",   "StaleLeaderAndIsr"};
+    "DeposedWrite",   "StaleLeaderAndIsr", "AssignReplicasToDirs"};
 
 bool known_kind(std::string_view kind) {
   return is_harness_action(kind) ||

@@ -111,6 +111,7 @@ void controller_actions(const Config& c, const State& s, ActionList& out);
 void apply_fence_broker(const Config& c, State& s, const Action& a);
 void apply_register_broker(const Config& c, State& s, const Action& a);
 void apply_unfence_broker(const Config& c, State& s, const Action& a);
+void apply_assign_replicas_to_dirs(const Config& c, State& s, const Action& a);
 void apply_unclean_election(const Config& c, State& s, const Action& a);
 void apply_preferred_election(const Config& c, State& s, const Action& a);
 void apply_metadata_update(const Config& c, State& s, const Action& a);
