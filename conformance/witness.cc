@@ -53,6 +53,10 @@ int choice_rank(const json& v) { return v.is_number_integer() ? v.get<int>() : 1
 // leader shrink any follower whose last fetch it has not yet seen at its LEO; the witness
 // search takes no such ShrinkIsr (neither on its path nor when judging settledness).
 bool unfair(const json& action, const json& state) {
+  // KIP-858: a broker back on a new disk is unfenced by a heartbeat that goes at once,
+  // before its directory assignment (AssignmentsManager batches it for 100 ms): the
+  // other order is possible but not what a cluster does (docs/fidelity.md, F10).
+  if (action.value("kind", "") == "RegisterBroker") return action.value("directory_assigned_first", false);
   if (action.value("kind", "") != "ShrinkIsr") return false;
   const int f = action.value("follower", -1);
   for (const json& n : state.value("nodes", json::array())) {

@@ -260,10 +260,17 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
       if (registering && ctl.registered_epoch[b] + 1 >= kMaxEpoch) continue;
       State unfenced = s;
       unfenced.controller.fenced &= static_cast<NodeSet>(~bit(b));
-      // A broker registering its new directory (KIP-858) is not electable in this change.
-      if (registering && s.replicas[b].new_directory) unfenced.controller.directory_offline |= bit(b);
-      add_change_variants(c, unfenced, unfencing_change(c, s, b, registering),
-                          registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker, b, 0, out);
+      const PartitionChange change = unfencing_change(c, s, b, registering);
+      if (registering && s.replicas[b].new_directory) {
+        // KIP-858: the broker registers its new directory, and Kafka unfences it in a later
+        // heartbeat. Usually that heartbeat comes first (it goes at once, the directory
+        // assignment 100 ms later) and the broker is not electable in the unfencing change
+        // (arg 0); if its AssignReplicasToDirs commits first, it is (arg kAssignedFirst).
+        add_change_variants(c, unfenced, change, ActionKind::RegisterBroker, b, kAssignedFirst, out);
+        unfenced.controller.directory_offline |= bit(b);
+      }
+      add_change_variants(c, unfenced, change, registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker,
+                          b, 0, out);
     }
   }
   election_actions(c, s, out);
@@ -335,9 +342,10 @@ void apply_register_broker(const Config& c, State& s, const Action& a) {
   ctl.fenced &= static_cast<NodeSet>(~bit(b));
   // KIP-858: the registration lists the broker's directories (BrokerRegistrationRequest
   // logDirs -> RegisterBrokerRecord, ClusterControlManager.registerBroker); after a disk
-  // loss that is the new id only, and the partition still names the old one.
+  // loss that is the new id only, and the partition still names the old one, unless the
+  // broker's AssignReplicasToDirs committed before its unfencing (kAssignedFirst).
   if (s.replicas[b].new_directory) {
-    ctl.directory_offline |= bit(b);
+    if (a.arg != kAssignedFirst) ctl.directory_offline |= bit(b);
     s.replicas[b].new_directory = 0;
   }
   change_partition(c, s, change, a.other);

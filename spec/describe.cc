@@ -97,7 +97,11 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::AlterPartition: j["leader"] = a.node; break;
     case K::FenceBroker:
     case K::RegisterBroker:
-    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
+    case K::UnfenceBroker:
+      j["broker"] = a.node;
+      j["leader_after"] = id_or_null(a.other);
+      if (a.kind == K::RegisterBroker && a.arg == rules::kAssignedFirst) j["directory_assigned_first"] = true;
+      break;
     case K::UncleanElection:
     case K::PreferredElection: j["leader"] = a.node; break;
     case K::MetadataUpdate: j["broker"] = a.node; break;

@@ -620,8 +620,11 @@ Scenario leader_lost_its_disk(const std::vector<std::string>& overrides) {
 
 TEST(Kip966Generation, ABrokerBackOnANewDiskIsElectedOnlyOnceItsDirectoryIsAssigned) {
   Scenario s = leader_lost_its_disk({"fixes.directory_assignment=true"});
-  EXPECT_FALSE(s.can(register_broker(0, 0))) << "its directory is offline: not an acceptable leader";
-  ASSERT_TRUE(s.apply(register_broker(0, kNoNode)));
+  const Step unfenced_first{ActionKind::RegisterBroker, 0, 0, 0};
+  const Step assigned_first{ActionKind::RegisterBroker, 0, 0, rules::kAssignedFirst};
+  EXPECT_FALSE(s.can(unfenced_first)) << "its directory is offline: not an acceptable leader";
+  EXPECT_TRUE(s.can(assigned_first)) << "unless its assignment committed before the unfencing heartbeat";
+  ASSERT_TRUE(s.apply({ActionKind::RegisterBroker, 0, kNoNode, 0}));
   EXPECT_EQ(s.controller().directory_offline, nodes({0}));
   EXPECT_FALSE(s.can(assign_replicas_to_dirs(0))) << "the broker has not created the log yet";
   ASSERT_TRUE(s.run({metadata_update(0)}));
@@ -637,6 +640,7 @@ TEST(Kip966Generation, ABrokerBackOnANewDiskIsElectedOnlyOnceItsDirectoryIsAssig
 
   Scenario off = leader_lost_its_disk({"fixes.directory_assignment=false"});
   EXPECT_FALSE(off.can(register_broker(0, kNoNode)));
+  EXPECT_FALSE(off.can(assigned_first)) << "no directories before KIP-858";
   ASSERT_TRUE(off.apply(register_broker(0, 0))) << "before KIP-858 its own registration elects it";
   EXPECT_EQ(off.controller().directory_offline, 0);
 }
