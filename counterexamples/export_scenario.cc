@@ -28,7 +28,7 @@ constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
     "FenceBroker",    "RegisterBroker", "UnfenceBroker",     "UncleanElection", "MetadataUpdate",
     "ControllerFailover", "Flush",      "CheckpointHw",      "SessionExpiry",  "BrokerBounce",
-    "DeposedWrite",   "StaleLeaderAndIsr"};
+    "DeposedWrite",   "StaleLeaderAndIsr", "AssignReplicasToDirs"};
 
 bool known_kind(std::string_view kind) {
   return is_harness_action(kind) ||
@@ -145,6 +145,18 @@ ordered_json cluster_section(const json& config) {
   if (field(config, "flush") == "every-append") broker_config["log.flush.interval.messages"] = "1";
   ordered_json features = ordered_json::object();
   if (field(config, "eligible_leader_replicas") == true) features["eligible.leader.replicas.version"] = 1;
+  // Two of the fixes are gated by metadata.version in a KRaft cluster, so a trace without
+  // them runs on a release whose storage is formatted at an older feature level
+  // (`kafka-storage format --feature metadata.version=L`, MetadataVersion): no epoch bump
+  // on ISR shrink from 3.6-IV0 (level 12, KAFKA-15021), directory assignment from 3.7-IV2
+  // (level 17, KIP-858). The level named is the newest production one without the fix.
+  const json& fixes = field(config, "fixes");
+  if (field(controller, "mode") == "kraft" && fixes.is_object()) {
+    const bool keeps_epoch = field(fixes, "isr_shrink_keeps_leader_epoch") != false;
+    const bool directories = field(fixes, "directory_assignment") != false;
+    if (!keeps_epoch && !directories) features["metadata.version"] = 11;     // 3.5-IV2
+    else if (keeps_epoch && !directories) features["metadata.version"] = 15; // 3.7-IV0
+  }
   return {{"nodes", node_list},
           {"controller", {{"placement", dedicated ? "dedicated" : "combined"}, {"voters", voter_ids}}},
           {"protocol", {{"generation", protocol}, {"kafka_versions", protocol_kafka_versions(protocol)}}},

@@ -114,6 +114,11 @@ const std::vector<FixInfo> kFixes = {
      "KIP-380 / KAFKA-7235 (2.2, ZooKeeper mode): broker epochs (czxid); the controller handles a "
      "re-registered broker as failed and restarted",
      Protocol::Kip497, &Fixes::bounced_broker_epochs, "2.2.0"},
+    // KRaft only (no effect under controller.mode=zookeeper).
+    {"directory_assignment",
+     "KIP-858 (JBOD in KRaft): a replica is an acceptable leader only while its assigned log directory "
+     "is online; a broker back on a new disk is not, until its AssignReplicasToDirs commits",
+     Protocol::Kip966, &Fixes::directory_assignment, "3.7.0 (MV 3.7-IV2)"},
 };
 
 // ---- small helpers for messages and typed readers (shared: spec/json_fields.h) ------

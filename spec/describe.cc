@@ -16,7 +16,8 @@ constexpr const char* kKindNames[] = {
     "ShrinkIsr",      "AlterPartition",  "FenceBroker",     "RegisterBroker",    "UnfenceBroker",
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
-    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr"};
+    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
+    "AssignReplicasToDirs"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -97,7 +98,11 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::AlterPartition: j["leader"] = a.node; break;
     case K::FenceBroker:
     case K::RegisterBroker:
-    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
+    case K::UnfenceBroker:
+      j["broker"] = a.node;
+      j["leader_after"] = id_or_null(a.other);
+      if (a.kind == K::RegisterBroker && a.arg == rules::kAssignedFirst) j["directory_assigned_first"] = true;
+      break;
     case K::UncleanElection:
     case K::PreferredElection: j["leader"] = a.node; break;
     case K::MetadataUpdate: j["broker"] = a.node; break;
@@ -119,6 +124,7 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::BrokerBounce: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::DeposedWrite: j["controller"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
+    case K::AssignReplicasToDirs: j["broker"] = a.node; break;
     case K::kCount: break;
   }
   return j;
@@ -189,6 +195,7 @@ json PartitionModel::state_to_json(const State& s) const {
                {"needs_truncation", r.needs_truncation != 0},
                {"leader_state", nullptr},
                {"fetch_response", nullptr}};
+      if (r.new_directory) rep["new_directory"] = true;  // only when set (KIP-858)
       if (std::string_view(role) == "leader") {
         json followers = json::array();
         for (int f = 0; f < c.replication_factor; ++f) {
@@ -237,6 +244,8 @@ json PartitionModel::state_to_json(const State& s) const {
                   {"fenced", set_json(ctl.fenced)},
                   {"registered_epochs", registered},
                   {"unclean_elected", ctl.unclean_elected != 0}};
+  // Only when set, so that states without KIP-858's stale assignments read as before.
+  if (ctl.directory_offline != 0) controller["directory_offline"] = set_json(ctl.directory_offline);
   if (rules::zk_mode(c)) {
     controller["mode"] = "zookeeper";
     controller["vacant"] = ctl.controller_vacant != 0;

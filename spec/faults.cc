@@ -148,6 +148,9 @@ void apply_crash(const Config& c, State& s, const Action& a) {
       case StopKind::Disk:
         truncate_to(r, 0);
         r.hw_checkpoint = 0;
+        // The replaced disk is formatted again: a new directory id (KIP-858,
+        // MetaPropertiesEnsemble / DirectoryId.random at format time).
+        if (c.fixes.directory_assignment && !zk_mode(c)) r.new_directory = 1;
         break;
       case StopKind::None:
         break;

@@ -129,6 +129,7 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::FenceBroker: rules::apply_fence_broker(c, s, a); break;
     case K::RegisterBroker: rules::apply_register_broker(c, s, a); break;
     case K::UnfenceBroker: rules::apply_unfence_broker(c, s, a); break;
+    case K::AssignReplicasToDirs: rules::apply_assign_replicas_to_dirs(c, s, a); break;
     case K::UncleanElection: rules::apply_unclean_election(c, s, a); break;
     case K::PreferredElection: rules::apply_preferred_election(c, s, a); break;
     case K::MetadataUpdate: rules::apply_metadata_update(c, s, a); break;

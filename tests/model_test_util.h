@@ -95,6 +95,8 @@ inline Step deposed_write(int controller, int leader_after) {
   return {ActionKind::DeposedWrite, controller, leader_after};
 }
 inline Step stale_leader_and_isr(int broker) { return {ActionKind::StaleLeaderAndIsr, broker}; }
+// KIP-858.
+inline Step assign_replicas_to_dirs(int broker) { return {ActionKind::AssignReplicasToDirs, broker}; }
 
 inline std::string describe(const Step& step) {
   static constexpr const char* kNames[] = {
@@ -102,7 +104,8 @@ inline std::string describe(const Step& step) {
       "ShrinkIsr",       "AlterPartition",    "FenceBroker",    "RegisterBroker",     "UnfenceBroker",
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
-      "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr"};
+      "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr",
+      "AssignReplicasToDirs"};
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {
