@@ -214,6 +214,7 @@ void parse_faults(const json& v, FaultBudget& f, Explicit& given) {
       {"max_clean_shutdowns", &FaultBudget::max_clean_shutdowns},
       {"max_network_cuts", &FaultBudget::max_network_cuts},
       {"max_lost_produce_responses", &FaultBudget::max_lost_produce_responses},
+      {"max_pauses", &FaultBudget::max_pauses},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -377,6 +378,7 @@ void validate(const Config& c) {
   }
   require_range(c.faults.max_network_cuts, "faults.max_network_cuts", 0, kMaxFaultBudget);
   require_range(c.faults.max_lost_produce_responses, "faults.max_lost_produce_responses", 0, kMaxFaultBudget);
+  require_range(c.faults.max_pauses, "faults.max_pauses", 0, kMaxFaultBudget);
 
   require_range(c.bounds.max_records, "bounds.max_records", 1, std::min(kMaxRecords, kMaxLog),
                 "the model's record and log limits");
@@ -533,7 +535,7 @@ nlohmann::json read_config_file(const std::string& path) {
 nlohmann::json to_json(const Config& c) {
   json fixes = json::object();
   for (const auto& f : kFixes) fixes[std::string(f.name)] = c.fixes.*f.toggle;
-  return json{
+  json out{
       {"brokers", c.brokers},
       {"replication_factor", c.replication_factor},
       {"min_insync_replicas", c.min_insync_replicas},
@@ -565,6 +567,10 @@ nlohmann::json to_json(const Config& c) {
         {"max_leader_moves", c.bounds.max_leader_moves}}},
       {"properties", c.properties},
   };
+  // Written only when set, so that the configurations of traces and scenarios recorded
+  // before the budget existed (corpus, suite) stay exactly what they were.
+  if (c.faults.max_pauses != 0) out["faults"]["max_pauses"] = c.faults.max_pauses;
+  return out;
 }
 
 }  // namespace isr::spec

@@ -16,7 +16,8 @@ constexpr const char* kKindNames[] = {
     "ShrinkIsr",      "AlterPartition",  "FenceBroker",     "RegisterBroker",    "UnfenceBroker",
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
-    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr"};
+    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
+    "Pause",          "Resume"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -118,6 +119,8 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::BrokerBounce: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::DeposedWrite: j["controller"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
+    case K::Pause:
+    case K::Resume: j["node"] = a.node; break;
     case K::kCount: break;
   }
   return j;
@@ -161,6 +164,7 @@ json PartitionModel::state_to_json(const State& s) const {
             {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
             {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
     if (node.clean_shutdown_epoch != 0) jn["clean_shutdown_epoch"] = node.clean_shutdown_epoch;
+    if (node.paused != 0) jn["paused"] = true;
     if (rules::zk_mode(c) && c.is_broker(n)) {
       jn["zookeeper"] = {{"session", node.zk_registered != 0},
                          {"znode_epoch", node.zk_epoch},

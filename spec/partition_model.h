@@ -55,6 +55,9 @@ enum class ActionKind : uint8_t {
   BrokerBounce,       // the controller handles `node`'s re-registration as a bounce (KIP-380)
   DeposedWrite,       // deposed controller `node` performs a queued write (elects `other`)
   StaleLeaderAndIsr,  // broker `node` handles the deposed controller's LeaderAndIsr
+  // Process pauses (faults.max_pauses):
+  Pause,              // node `node`'s process is frozen (SIGSTOP, GC pause, VM freeze)
+  Resume,             // node `node`'s process continues (SIGCONT)
   kCount
 };
 
