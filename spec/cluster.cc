@@ -48,7 +48,7 @@ bool reaches_controller(const State& s, int node) {
   const NodeState& n = s.nodes[node];
   const NodeState& active = s.nodes[s.controller.active];
   // A paused broker sends no heartbeat, so its session expires at the controller
-  // (BrokerHeartbeatManager.findOneStaleBroker -> fencing), as for a cut one.
+  // (ReplicationControlManager.maybeFenceOneStaleBroker: the BrokerHeartbeatManager tracker expires it), as for a cut one.
   return runs(s, node) && !(n.cut & kCutFromQuorum) && runs(s, s.controller.active) && !(active.cut & kCutFromQuorum);
 }
 

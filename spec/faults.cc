@@ -208,7 +208,7 @@ void apply_restart(const Config& c, State& s, const Action& a) {
 // parked in its purgatory stays parked, its view of the partition stays what it was.
 // Everything else follows from the node taking no step (`runs`): no fetch and no
 // heartbeat, so the controller may expire its session and fence it
-// (BrokerHeartbeatManager.findOneStaleBroker -> ReplicationControlManager.handleBrokerFenced),
+// (ReplicationControlManager.maybeFenceOneStaleBroker, the heartbeat tracker's maybeRemoveExpired, then handleBrokerFenced),
 // and a paused voter takes no part in the quorum (KafkaRaftClient does not poll).
 void apply_pause(const Config&, State& s, const Action& a) {
   s.nodes[a.node].paused = 1;
