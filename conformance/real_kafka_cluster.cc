@@ -319,6 +319,13 @@ SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
                      "'s client proxy drops the response to this produce request");
   }
   const bool request_lost = s != nullptr && s->value("request_lost", false);
+  auto requests_dropped = [&] {
+    int total = 0;
+    for (int n : session_.broker_ids())
+      total += session_.call({{"op", "dropped"}, {"node", n}}, milliseconds(10000)).value("dropped_requests", 0);
+    return total;
+  };
+  const int dropped_before = request_lost ? requests_dropped() : 0;
   if (request_lost) {
     // acks=0 to a broker that does not lead: the model's broker drops the request; the
     // client of a real cluster sends to the leader it knows, so every client proxy drops
@@ -338,6 +345,10 @@ SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
     r = session_.call({{"op", "produce"}, {"record", record}, {"wait_ms", wait_ms}}, milliseconds(wait_ms + 15000));
   }
   if (request_lost) {
+    // acks=0 completes the send once the request is written to the socket, possibly
+    // before the proxy has read it: disarm only once a proxy has dropped it (bounded).
+    const auto until = Clock::now() + milliseconds(5000);
+    while (requests_dropped() == dropped_before && Clock::now() < until) std::this_thread::sleep_for(milliseconds(50));
     for (int n : session_.broker_ids())
       session_.call({{"op", "drop_produce_requests"}, {"node", n}, {"count", 0}}, milliseconds(15000));
   }
