@@ -2,6 +2,10 @@
 // (SIGSTOP, a long GC pause, a VM freeze) keeps its memory and disk but takes no step; its
 // broker session expires at the controller, which fences it (BrokerHeartbeatManager), and
 // a paused leader resumes with its stale view. Each test drives the model by hand.
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/model_test_util.h"
@@ -19,6 +23,16 @@ TEST(Pause, TheBudgetDefaultsToNoneAndBoundsPauses) {
   EXPECT_EQ(one.count(ActionKind::Pause), 3) << one.json();
   ASSERT_TRUE(one.apply(pause(1)));
   EXPECT_EQ(one.count(ActionKind::Pause), 0) << "budget used";
+  // Reported as a bound reached, and shown in the state's JSON.
+  const std::vector<std::string_view> names = one.model().bound_names();
+  const auto at = std::find(names.begin(), names.end(), "faults.max_pauses");
+  ASSERT_NE(at, names.end());
+  EXPECT_TRUE(one.model().bounds_hit(one.state()) & (1u << (at - names.begin())));
+  const nlohmann::json j = one.model().state_to_json(one.state());
+  EXPECT_EQ(j["faults"]["pauses"], 1);
+  EXPECT_EQ(j["nodes"][1]["paused"], true);
+  EXPECT_FALSE(none.model().state_to_json(none.state())["faults"].contains("pauses"))
+      << "states without pauses keep their JSON";
   ASSERT_TRUE(one.apply(resume(1)));
   EXPECT_EQ(one.count(ActionKind::Resume), 0);
   EXPECT_EQ(one.count(ActionKind::Pause), 0) << "a resume does not give the pause back";
