@@ -219,6 +219,7 @@ void parse_faults(const json& v, FaultBudget& f, Explicit& given) {
       {"max_clean_shutdowns", &FaultBudget::max_clean_shutdowns},
       {"max_network_cuts", &FaultBudget::max_network_cuts},
       {"max_lost_produce_responses", &FaultBudget::max_lost_produce_responses},
+      {"max_pauses", &FaultBudget::max_pauses},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -384,6 +385,7 @@ void validate(const Config& c) {
   }
   require_range(c.faults.max_network_cuts, "faults.max_network_cuts", 0, kMaxFaultBudget);
   require_range(c.faults.max_lost_produce_responses, "faults.max_lost_produce_responses", 0, kMaxFaultBudget);
+  require_range(c.faults.max_pauses, "faults.max_pauses", 0, kMaxFaultBudget);
 
   require_range(c.bounds.max_records, "bounds.max_records", 1, std::min(kMaxRecords, kMaxLog),
                 "the model's record and log limits");
@@ -575,6 +577,9 @@ nlohmann::json to_json(const Config& c) {
   // Written only when on, so that the configurations of existing traces and scenarios,
   // which predate the key, keep their text.
   if (c.admin_unclean_election) doc["admin_unclean_election"] = true;
+  // Written only when set, so that the configurations of traces and scenarios recorded
+  // before the budget existed (corpus, suite) stay exactly what they were.
+  if (c.faults.max_pauses != 0) doc["faults"]["max_pauses"] = c.faults.max_pauses;
   return doc;
 }
 

@@ -74,6 +74,7 @@ struct FaultBudget {
   int max_clean_shutdowns = 0;  // of which: controlled shutdowns
   int max_network_cuts = 0;   // a node cut off from the quorum, the brokers or the clients
   int max_lost_produce_responses = 0;  // acks=1 produce responses lost after the append
+  int max_pauses = 0;         // process pauses (SIGSTOP/SIGCONT: GC pause, VM freeze)
 };
 
 struct Bounds {

@@ -17,7 +17,7 @@ constexpr const char* kKindNames[] = {
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
     "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
-    "AssignReplicasToDirs"};
+    "AssignReplicasToDirs", "Pause", "Resume"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -125,6 +125,8 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::DeposedWrite: j["controller"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
     case K::AssignReplicasToDirs: j["broker"] = a.node; break;
+    case K::Pause:
+    case K::Resume: j["node"] = a.node; break;
     case K::kCount: break;
   }
   return j;
@@ -168,6 +170,7 @@ json PartitionModel::state_to_json(const State& s) const {
             {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
             {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
     if (node.clean_shutdown_epoch != 0) jn["clean_shutdown_epoch"] = node.clean_shutdown_epoch;
+    if (node.paused != 0) jn["paused"] = true;
     if (rules::zk_mode(c) && c.is_broker(n)) {
       jn["zookeeper"] = {{"session", node.zk_registered != 0},
                          {"znode_epoch", node.zk_epoch},
@@ -258,7 +261,7 @@ json PartitionModel::state_to_json(const State& s) const {
   json producer{{"current", s.producer.current}, {"retries", s.producer.retries}, {"outcomes", outcomes}};
   json read = json::array();
   for (int i = 0; i < s.consumer.position; ++i) read.push_back(s.consumer.read[i]);
-  return json{{"nodes", nodes},
+  json out{{"nodes", nodes},
               {"controller", controller},
               {"producer", producer},
               {"consumer", {{"position", s.consumer.position}, {"read", read}}},
@@ -271,13 +274,18 @@ json PartitionModel::state_to_json(const State& s) const {
                 {"leader_moves", s.faults.leader_moves},
                 {"lost_produce_responses", s.faults.lost_produce_responses}}},
               {"history", {{"hw_regressed", s.history.hw_regressed != 0}}}};
+  // Only when used, so that the states of traces recorded before the pause existed keep
+  // their JSON (and their digests in scenarios).
+  if (s.faults.pauses != 0) out["faults"]["pauses"] = s.faults.pauses;
+  return out;
 }
 
 std::vector<std::string_view> PartitionModel::bound_names() const {
   return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
-          "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses"};
+          "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses",
+          "faults.max_pauses"};
 }
 
 uint32_t PartitionModel::bounds_hit(const State& s) const {
@@ -299,6 +307,7 @@ uint32_t PartitionModel::bounds_hit(const State& s) const {
   mark(10, c.bounds.max_leader_moves > 0 && s.faults.leader_moves >= c.bounds.max_leader_moves);
   mark(11, c.faults.max_lost_produce_responses > 0 &&
                s.faults.lost_produce_responses >= c.faults.max_lost_produce_responses);
+  mark(12, c.faults.max_pauses > 0 && s.faults.pauses >= c.faults.max_pauses);
   return hit;
 }
 

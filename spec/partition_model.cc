@@ -145,6 +145,8 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::BrokerBounce: rules::apply_broker_bounce(c, s, a); break;
     case K::DeposedWrite: rules::apply_deposed_write(c, s, a); break;
     case K::StaleLeaderAndIsr: rules::apply_stale_leader_and_isr(c, s, a); break;
+    case K::Pause: rules::apply_pause(c, s, a); break;
+    case K::Resume: rules::apply_resume(c, s, a); break;
     case K::kCount: break;
   }
   update_history(s);

@@ -152,6 +152,8 @@ void fault_actions(const Config& c, const State& s, ActionList& out);
 void apply_crash(const Config& c, State& s, const Action& a);
 void apply_restart(const Config& c, State& s, const Action& a);
 void apply_cut(const Config& c, State& s, const Action& a);
+void apply_pause(const Config& c, State& s, const Action& a);
+void apply_resume(const Config& c, State& s, const Action& a);
 void apply_heal(const Config& c, State& s, const Action& a);
 void apply_flush(const Config& c, State& s, const Action& a);
 void apply_checkpoint_hw(const Config& c, State& s, const Action& a);

@@ -62,6 +62,9 @@ struct NodeState {
   uint8_t zk_registered = 0;  // the znode exists (its session has not expired)
   uint8_t zk_epoch = 0;       // broker epoch of the latest znode (kept after it is gone)
   uint8_t controller_epoch_seen = 0;
+  // The process is frozen (SIGSTOP, a GC pause, a VM freeze: faults.max_pauses): alive,
+  // with its memory and disk kept, but it takes no step and answers nothing until Resume.
+  uint8_t paused = 0;
 };
 
 // What a fetch response carries back to a follower (one batch at most).
@@ -192,7 +195,7 @@ struct FaultCounters {
   uint8_t cuts = 0;
   uint8_t leader_moves = 0;  // preferred-replica elections so far
   uint8_t lost_produce_responses = 0;
-  uint8_t pad_ = 0;
+  uint8_t pauses = 0;        // process pauses so far (faults.max_pauses)
 };
 
 struct State {
