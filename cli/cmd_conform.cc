@@ -74,7 +74,8 @@ nlohmann::json load_input(const std::string& path) {
   } catch (const TraceFormatError& e) {
     throw UsageError(path, e.message);
   }
-  if (doc.is_object() && doc.value("format", "") == kTraceFormatName) {
+  // Compared as JSON: a "format" that is not a string is no trace (validate_scenario says why).
+  if (doc.is_object() && doc.contains("format") && doc["format"] == kTraceFormatName) {
     try {
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {
