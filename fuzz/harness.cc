@@ -31,15 +31,17 @@ void remove_scratch() {
 }  // namespace
 
 const std::string& scratch_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: remove_scratch runs at exit, after static destructors would have.
+  static const std::string* const dir = [] {
     const char* tmp = std::getenv("TMPDIR");
     std::filesystem::path path = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
                                  ("isrcheck-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(path);
-    std::atexit(remove_scratch);
-    return path.string();
+    return new std::string(path.string());
   }();
-  return dir;
+  static const bool registered = std::atexit(remove_scratch) == 0;
+  (void)registered;
+  return *dir;
 }
 
 std::string input_file(const uint8_t* data, size_t size, const std::string& name) {
