@@ -2,6 +2,7 @@
 #include "conformance/conform.h"
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 
 #include "conformance/real_kafka_cluster.h"
@@ -202,10 +203,12 @@ void with_typed_values(const std::string& field, F&& check) {
 
 void validate_document(const json& s) {
   if (!s.is_object()) throw std::invalid_argument("the document is not a JSON object");
-  if (!s.contains("format") || s["format"] != "isrcheck-scenario") {
+  // Type first, then value: comparing a json with a literal may convert the json
+  // implicitly (clang), which throws on a value of another type.
+  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "isrcheck-scenario") {
     throw std::invalid_argument("format: expected \"isrcheck-scenario\" (or a trace, \"isrcheck-trace\")");
   }
-  if (!s.contains("version") || s["version"] != 1) throw std::invalid_argument("version: expected 1");
+  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int64_t>() != 1) throw std::invalid_argument("version: expected 1");
   for (const char* f : {"cluster", "topic", "clients", "initial", "expected"}) {
     if (!s.contains(f) || !s[f].is_object()) throw std::invalid_argument(std::string(f) + ": missing or not an object");
   }
