@@ -74,7 +74,11 @@ nlohmann::json load_input(const std::string& path) {
   } catch (const TraceFormatError& e) {
     throw UsageError(path, e.message);
   }
-  if (doc.is_object() && doc.value("format", "") == kTraceFormatName) {
+  // A "format" that is not a string is no trace (validate_scenario says why). Not
+  // `doc["format"] == kTraceFormatName`: clang resolves that through json's implicit
+  // conversion to std::string, which throws on an object (found by fuzzing with clang).
+  const auto format = doc.is_object() ? doc.find("format") : doc.end();
+  if (format != doc.end() && format->is_string() && format->get<std::string>() == kTraceFormatName) {
     try {
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {

@@ -2,6 +2,7 @@
 #include "conformance/conform.h"
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 
 #include "conformance/real_kafka_cluster.h"
@@ -160,34 +161,73 @@ json ConformResult::to_json() const {
           {"run_seconds", run_seconds}, {"new_cluster", new_cluster}, {"work_dir", work_dir}};
 }
 
-void validate_scenario(const json& s) {
+namespace {
+
+// One step of validate_scenario.
+void validate_step(const json& st, const std::string& f) {
+  const std::string op = st.value("op", "");
+  if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) {
+    throw std::invalid_argument(f + ".op: unknown op \"" + op +
+                                "\"; allowed: produce, expire_send, crash, restart, cut, heal, consume, "
+                                "elect_preferred, pause, resume, wait");
+  }
+  if (op == "wait") condition_of(st.value("until", json()), f + ".until");
+  if (op == "crash") crash_kind(st.value("kind", ""), f + ".kind");
+  if (op == "cut" || op == "heal") side_of(st.value("side", ""), f + ".side");
+  if ((op == "produce" || op == "expire_send") && !send_result_named(st.value("expect", ""))) {
+    throw std::invalid_argument(f + ".expect: unknown send result " + st.value("expect", json()).dump());
+  }
+}
+
+// Runs `check`, turning what json's get<> and std::stoi throw on a value of the wrong
+// type or out of range (an exit 4 "internal error" before, found by fuzz/) into
+// invalid_argument naming `field`, the part of the scenario being validated.
+template <class F>
+void with_typed_values(const std::string& field, F&& check) {
+  auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(field + ": a value has the wrong type or is out of range (" + what +
+                                "); see docs/scenarios.md");
+  };
+  try {
+    check();
+  } catch (const json::exception& e) {
+    const std::string what = e.what();
+    const auto end = what.find("] ");
+    refuse(end == std::string::npos ? what : what.substr(end + 2));
+  } catch (const std::out_of_range&) {
+    refuse("a number out of range");
+  } catch (const std::invalid_argument& e) {
+    if (std::string(e.what()) == "stoi") refuse("a key that is not a number");
+    throw;
+  }
+}
+
+void validate_document(const json& s) {
   if (!s.is_object()) throw std::invalid_argument("the document is not a JSON object");
-  if (s.value("format", "") != "isrcheck-scenario") {
+  // Type first, then value: comparing a json with a literal may convert the json
+  // implicitly (clang), which throws on a value of another type.
+  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "isrcheck-scenario") {
     throw std::invalid_argument("format: expected \"isrcheck-scenario\" (or a trace, \"isrcheck-trace\")");
   }
-  if (s.value("version", 0) != 1) throw std::invalid_argument("version: expected 1");
+  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int64_t>() != 1) throw std::invalid_argument("version: expected 1");
   for (const char* f : {"cluster", "topic", "clients", "initial", "expected"}) {
     if (!s.contains(f) || !s[f].is_object()) throw std::invalid_argument(std::string(f) + ": missing or not an object");
   }
   if (!s.contains("steps") || !s["steps"].is_array()) throw std::invalid_argument("steps: missing or not an array");
-  condition_of(s["initial"].value("until", json()), "initial.until");
-  condition_of(s["expected"].value("final", json()), "expected.final");
+  with_typed_values("initial.until", [&] { condition_of(s["initial"].value("until", json()), "initial.until"); });
+  with_typed_values("expected.final", [&] { condition_of(s["expected"].value("final", json()), "expected.final"); });
   for (size_t i = 0; i < s["steps"].size(); ++i) {
     const json& st = s["steps"][i];
     const std::string f = "steps[" + std::to_string(i) + "]";
-    const std::string op = st.value("op", "");
-    if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) {
-      throw std::invalid_argument(f + ".op: unknown op \"" + op +
-                                  "\"; allowed: produce, expire_send, crash, restart, cut, heal, consume, "
-                                  "elect_preferred, pause, resume, wait");
-    }
-    if (op == "wait") condition_of(st.value("until", json()), f + ".until");
-    if (op == "crash") crash_kind(st.value("kind", ""), f + ".kind");
-    if (op == "cut" || op == "heal") side_of(st.value("side", ""), f + ".side");
-    if ((op == "produce" || op == "expire_send") && !send_result_named(st.value("expect", ""))) {
-      throw std::invalid_argument(f + ".expect: unknown send result " + st.value("expect", json()).dump());
-    }
+    if (!st.is_object()) throw std::invalid_argument(f + ": not an object");
+    with_typed_values(f, [&] { validate_step(st, f); });
   }
+}
+
+}  // namespace
+
+void validate_scenario(const json& s) {
+  with_typed_values("scenario", [&] { validate_document(s); });
 }
 
 ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformResult* partial) {

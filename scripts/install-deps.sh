@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages isrcheck needs to build and test. Idempotent: when every
-# package is already installed it changes nothing and touches no network.
+# package is already installed it changes nothing and touches no network. With --fuzz,
+# also clang and its libFuzzer runtime (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
@@ -8,6 +9,9 @@ packages=(
   librapidcheck-dev libboost-graph-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev libxxhash-dev
 )
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

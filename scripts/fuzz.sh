@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, clang, ASan + UBSan, in build-fuzz/) and fuzzes.
+#   scripts/fuzz.sh TARGET SECONDS   one target: config, set, trace, claim, manifest,
+#                                    scenario or script (fuzz/README.md)
+#   scripts/fuzz.sh --all SECONDS    every target, one after the other, SECONDS each
+# Each run first replays the target's regression inputs (fuzz/regressions/<target>/),
+# then fuzzes from its seeds and its corpus (build-fuzz/corpus/<target>/, kept between
+# runs so that campaigns add up). It fails on a crash, a sanitizer report, a leak, a
+# timeout (ISRCHECK_FUZZ_TIMEOUT seconds for one input, default 30), memory beyond
+# ISRCHECK_FUZZ_RSS_MB (default 2560) or an exit 4 (internal error) of any command; the
+# input is kept in build-fuzz/artifacts/<target>/ (replay it with
+# build/fuzz/fuzz_<target>_replay FILE, or the target itself: build-fuzz/fuzz/fuzz_<target> FILE).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_root="${ISRCHECK_BUILD_ROOT:-$root}"
+build_dir="$build_root/build-fuzz"
+kinds=(config set trace claim manifest scenario script)
+
+usage() { echo "usage: scripts/fuzz.sh TARGET|--all SECONDS (targets: ${kinds[*]})" >&2; exit 2; }
+[[ $# -eq 2 ]] || usage
+[[ "$2" =~ ^[0-9]+$ ]] || usage
+seconds="$2"
+if [[ "$1" == "--all" ]]; then
+  targets=("${kinds[@]}")
+else
+  [[ " ${kinds[*]} " == *" $1 "* ]] || usage
+  targets=("$1")
+fi
+
+"$root/scripts/install-deps.sh" --fuzz
+configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_FUZZ=ON
+           -DCMAKE_CXX_COMPILER=clang++-14)
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+  configure+=(-G Ninja)
+fi
+start=$SECONDS
+cmake "${configure[@]}" >/dev/null
+cmake --build "$build_dir" -j "${ISRCHECK_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
+echo "fuzz.sh: built in $((SECONDS - start)) s" >&2
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+for target in "${targets[@]}"; do
+  exe="$build_dir/fuzz/fuzz_$target"
+  corpus="$build_dir/corpus/$target"
+  artifacts="$build_dir/artifacts/$target/"
+  mkdir -p "$corpus" "$artifacts"
+  limits=(-timeout="${ISRCHECK_FUZZ_TIMEOUT:-30}" -rss_limit_mb="${ISRCHECK_FUZZ_RSS_MB:-2560}"
+          -artifact_prefix="$artifacts")
+  regressions=("$root/fuzz/regressions/$target"/*)
+  if [[ -e "${regressions[0]}" ]]; then
+    # Files (not a directory) make libFuzzer run each once, whole, however long.
+    "$exe" "${limits[@]}" "${regressions[@]}" 2>"$build_dir/$target.regressions.log" || {
+      tail -n 40 "$build_dir/$target.regressions.log" >&2
+      echo "fuzz.sh: $target: a regression input fails (log: $build_dir/$target.regressions.log)" >&2
+      exit 1
+    }
+  fi
+  echo "fuzz.sh: fuzzing $target for $seconds s" >&2
+  # -max_len: mutations of inputs of up to 128 KiB (the largest shipped trace is ~70 KiB).
+  if ! "$exe" "${limits[@]}" -max_total_time="$seconds" -max_len=131072 -print_final_stats=1 \
+       "$corpus" "$build_dir/fuzz/seeds/$target" 2>"$build_dir/$target.log"; then
+    tail -n 60 "$build_dir/$target.log" >&2
+    echo "fuzz.sh: $target: libFuzzer found a failure; input in $artifacts (log: $build_dir/$target.log)" >&2
+    exit 1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+ *DONE" "$build_dir/$target.log" | tr '\n' ' ' >&2
+  echo >&2
+done
+echo "fuzz.sh: ${targets[*]}: no failure in $seconds s each" >&2
