@@ -30,6 +30,15 @@ fresh() {
 fresh partition --set acks=1
 fresh kraft --model kraft --set fixes.persist_vote=false
 fresh cluster --model cluster --set acks=1
+# The fields only some traces have: a process pause (the suite's j script) and a replica
+# back on a new disk (KIP-858's directory assignment).
+"$isrcheck" witness --set acks=1 --set brokers=3 --set replication_factor=2 --set min_insync_replicas=1 \
+  --set faults.max_pauses=1 --set faults.max_lossy_crashes=0 --set consumer=false \
+  --script "pause 1; produce; kill leader; resume 1" --trace-out "$work/traces/fresh-pause.json" >/dev/null
+"$isrcheck" witness --set protocol=kip-966 --set controller.placement=dedicated --set controller.voters=1 \
+  --set faults.max_crashes=3 --set faults.max_disk_losses=1 --set faults.max_lossy_crashes=0 --set consumer=false \
+  --set bounds.max_partition_epoch=8 --set bounds.max_leader_epoch=4 \
+  --script "produce; kill 1; kill 2; disk 0; restart 0" --trace-out "$work/traces/fresh-new-disk.json" >/dev/null
 for trace in "$work"/traces/*.json; do
   model="$(sed -n 's/.*"model": *"\([a-z-]*\)".*/\1/p' "$trace" | head -n 1)"
   case "$model" in partition | kraft | cluster) ;; *) continue ;; esac  # toy models: no Rust types

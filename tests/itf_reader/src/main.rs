@@ -40,6 +40,7 @@ struct Picks {
     #[serde(default)] broker: Option<Opt<Int>>,
     #[serde(default)] candidate: Option<Opt<Int>>,
     #[serde(default)] controller: Option<Opt<Int>>,
+    #[serde(default)] directory_assigned_first: Option<Opt<bool>>,
     #[serde(default)] disk_lost: Option<Opt<bool>>,
     #[serde(default)] follower: Option<Opt<Int>>,
     #[serde(default)] layer: Option<Opt<String>>,
@@ -82,6 +83,8 @@ struct Controller {
     #[serde(default)] mode: Option<String>,
     #[serde(default)] state_controller_epoch: Option<Int>,
     #[serde(default)] vacant: Option<bool>,
+    // KIP-858: brokers whose assigned log directory is offline (only while one is).
+    #[serde(default)] directory_offline: Option<Opt<Vec<Int>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,6 +98,8 @@ struct Faults {
     lossy: Int,
     #[serde(default)] leader_moves: Option<Int>,
     #[serde(default)] lost_produce_responses: Option<Int>,
+    // Process pauses (faults.max_pauses), written once one happened.
+    #[serde(default)] pauses: Option<Opt<Int>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,6 +152,8 @@ struct Replica {
     leo: Int,
     log: Vec<(Int, Int)>,
     needs_truncation: bool,
+    // KIP-858: a replica back on a new disk (written only while set).
+    #[serde(default)] new_directory: Option<Opt<bool>>,
     role: String,
     view: Opt<View>,
 }
@@ -169,6 +176,8 @@ struct Node {
     replica: Opt<Replica>,
     voter: bool,
     #[serde(default)] zookeeper: Option<ZooKeeperSession>,
+    // A paused process (faults.max_pauses; written only while paused).
+    #[serde(default)] paused: Option<Opt<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -256,6 +265,7 @@ struct Image {
     partition_epoch: Int,
     registered_epochs: Vec<Int>,
     unclean_elected: bool,
+    #[serde(default)] directory_offline: Option<Opt<Vec<Int>>>,
 }
 
 #[derive(Debug, Deserialize)]
