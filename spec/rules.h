@@ -86,6 +86,10 @@ void update_history(State& s);
 // Relabels every node reference of `s` by `perm` (old id -> new id) into `t`
 // (symmetry.cc; the composed model's symmetry reuses it).
 void relabel_nodes(const Config& c, const std::array<uint8_t, kMaxNodes>& perm, const State& s, State& t);
+// A hash of the label-free facts about node n (symmetry.cc): equal for a node and its
+// image under any relabelling. `active_is_a_node`: whether controller.active is a node
+// reference the relabelling moves.
+uint64_t node_signature(const Config& c, const State& s, int n, bool active_is_a_node);
 
 // --- Per-concern actions and transitions ---------------------------------------------
 

@@ -34,7 +34,8 @@ static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 2 * kMaxVote
 
 }  // namespace
 
-KraftModel::KraftModel(KraftConfig config) : config_(std::move(config)) {
+KraftModel::KraftModel(KraftConfig config)
+    : config_(std::move(config)), symmetry_classes_(voter_classes(config_)) {
   const auto& all = properties::kraft_catalog();
   if (all.size() > kMaxProperties) throw std::logic_error("raise kMaxProperties");
   for (const std::string& name : config_.properties) {

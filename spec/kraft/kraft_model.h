@@ -90,9 +90,13 @@ class KraftModel {
  private:
   KraftConfig config_;
   std::vector<Property> properties_;
+  std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
 
 static_assert(checker::Model<KraftModel>);
+
+// The voters, interchangeable as one class (kraft_symmetry.cc); none below two voters.
+std::vector<std::vector<uint8_t>> voter_classes(const KraftConfig& c);
 
 // The name traces record in their "model" field.
 inline constexpr const char* kKraftModelName = "kraft";
