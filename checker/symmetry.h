@@ -39,6 +39,21 @@ inline constexpr long kMaxTiedPermutations = 720;
 template <size_t kMaxIds>
 using Relabelling = std::array<uint8_t, kMaxIds>;
 
+// An id through p; `none` (the state's "no such id") stays itself.
+template <size_t kMaxIds>
+uint8_t map_id(const Relabelling<kMaxIds>& p, uint8_t id, uint8_t none) {
+  return id == none ? none : p[id];
+}
+
+// A set of ids as a bit mask (bit i = id i), through p.
+template <class Set, size_t kMaxIds>
+Set map_set(const Relabelling<kMaxIds>& p, Set s) {
+  Set out = 0;
+  for (int i = 0; s != 0; ++i, s = static_cast<Set>(s >> 1))
+    if (s & 1u) out = static_cast<Set>(out | (1u << p[i]));
+  return out;
+}
+
 namespace detail {
 
 // Insertion sort: classes hold at most kMaxIds items (and std::sort trips GCC's

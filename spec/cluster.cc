@@ -7,14 +7,6 @@
 
 namespace isr::spec::rules {
 
-void ActionList::add(ActionKind kind, int node, int other, int arg) {
-  // The buffer is sized for the largest cluster the configuration accepts; running
-  // past it would be a model bug, not a user error.
-  if (count >= kMaxEnabledActions) __builtin_trap();
-  out[count++] = Action{kind, static_cast<uint8_t>(node), static_cast<uint8_t>(other),
-                        static_cast<uint8_t>(arg)};
-}
-
 bool is_replica(const Config& c, int node) { return node >= 0 && node < c.replication_factor; }
 
 bool live_voter(const Config& c, const State& s, int node) {

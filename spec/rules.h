@@ -16,11 +16,7 @@
 namespace isr::spec::rules {
 
 // Collects enabled actions into the caller's fixed buffer (no allocation).
-struct ActionList {
-  Action* out;
-  int count = 0;
-  void add(ActionKind kind, int node, int other = 0, int arg = 0);
-};
+using ActionList = spec::ActionList<Action, kMaxEnabledActions>;
 
 // Whether flush state is tracked at all: only a lossy crash can observe it.
 bool tracks_flush(const Config& c);

@@ -24,16 +24,9 @@
 namespace isr::spec {
 namespace {
 
+using checker::map_id;
+using checker::map_set;
 using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
-
-uint8_t map_id(const Perm& p, uint8_t id) { return id == kNoNode ? kNoNode : p[id]; }
-
-NodeSet map_set(const Perm& p, NodeSet s) {
-  NodeSet out = 0;
-  for (int n = 0; s != 0; ++n, s >>= 1)
-    if (s & 1u) out |= bit(p[n]);
-  return out;
-}
 
 void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   t = s;
@@ -42,7 +35,7 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
     const ReplicaState& from = s.replicas[r];
     ReplicaState& to = t.replicas[p[r]];
     to = from;
-    to.view_leader = map_id(p, from.view_leader);
+    to.view_leader = map_id(p, from.view_leader, kNoNode);
     to.view_isr = map_set(p, from.view_isr);
     to.alter_isr = map_set(p, from.alter_isr);
     for (int f = 0; f < c.replication_factor; ++f) {
@@ -51,20 +44,20 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
       to.fetch_broker_epoch[p[f]] = from.fetch_broker_epoch[f];
     }
     if (from.response.kind != static_cast<uint8_t>(FetchReply::None))
-      to.response.leader = map_id(p, from.response.leader);
+      to.response.leader = map_id(p, from.response.leader, kNoNode);
   }
   const ControllerState& cs = s.controller;
   ControllerState& ct = t.controller;
-  ct.leader = map_id(p, cs.leader);
-  ct.active = map_id(p, cs.active);
+  ct.leader = map_id(p, cs.leader, kNoNode);
+  ct.active = map_id(p, cs.active, kNoNode);
   ct.isr = map_set(p, cs.isr);
   ct.elr = map_set(p, cs.elr);
   ct.last_known_elr = map_set(p, cs.last_known_elr);
   ct.fenced = map_set(p, cs.fenced);
   for (int n = 0; n < c.nodes(); ++n) ct.registered_epoch[p[n]] = cs.registered_epoch[n];
   ct.deposed = cs.deposed == 0 ? 0 : static_cast<uint8_t>(p[cs.deposed - 1] + 1);
-  t.producer.inflight_leader = map_id(p, s.producer.inflight_leader);
-  t.history.last_leader = map_id(p, s.history.last_leader);
+  t.producer.inflight_leader = map_id(p, s.producer.inflight_leader, kNoNode);
+  t.history.last_leader = map_id(p, s.history.last_leader, kNoNode);
 }
 
 // Label-free facts about node n. `active_is_a_node`: whether controller.active names

@@ -23,20 +23,13 @@
 namespace isr::spec::cluster {
 namespace {
 
+using checker::map_id;
+using checker::map_set;
 using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
-
-uint8_t map_id(const Perm& p, uint8_t id) { return id == kNoNode ? kNoNode : p[id]; }
-
-NodeSet map_set(const Perm& p, NodeSet s) {
-  NodeSet out = 0;
-  for (int n = 0; s != 0; ++n, s >>= 1)
-    if (s & 1u) out |= bit(p[n]);
-  return out;
-}
 
 void relabel_image(int nodes, const Perm& p, ControllerState& image) {
   const ControllerState from = image;
-  image.leader = map_id(p, from.leader);
+  image.leader = map_id(p, from.leader, kNoNode);
   image.isr = map_set(p, from.isr);
   image.elr = map_set(p, from.elr);
   image.last_known_elr = map_set(p, from.last_known_elr);
@@ -62,7 +55,7 @@ void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, Clust
   }
   relabel_image(nodes, p, t.bootstrap);
   relabel_image(nodes, p, t.committed);
-  for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader);
+  for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader, kNoNode);
   rules::renumber_records(voters, t);
 }
 

@@ -14,11 +14,8 @@
 
 namespace isr::spec::kraft::rules {
 
-struct ActionList {
-  KraftAction* out;
-  int count = 0;
-  void add(KraftActionKind kind, int node, int other = 0, int arg = 0);
-};
+// Collects enabled actions into the caller's fixed buffer (no allocation).
+using ActionList = spec::ActionList<KraftAction, kMaxKraftActions>;
 
 // --- shared facts -----------------------------------------------------------------------
 

@@ -20,16 +20,9 @@
 namespace isr::spec::kraft {
 namespace {
 
+using checker::map_id;
+using checker::map_set;
 using Perm = checker::Relabelling<kMaxVoters>;  // old voter id -> new voter id
-
-uint8_t map_id(const Perm& p, uint8_t id) { return id == kNone ? kNone : p[id]; }
-
-VoterSet map_set(const Perm& p, VoterSet s) {
-  VoterSet out = 0;
-  for (int v = 0; s != 0; ++v, s >>= 1)
-    if (s & 1u) out |= member(p[v]);
-  return out;
-}
 
 void map_entries(const Perm& p, Entry* entries, int length) {
   for (int o = 0; o < length; ++o)
@@ -42,8 +35,8 @@ void relabel(int voters, const Perm& p, const KraftState& s, KraftState& t) {
     const Voter& from = s.voters[v];
     Voter& to = t.voters[p[v]];
     to = from;
-    to.voted_for = map_id(p, from.voted_for);
-    to.leader = map_id(p, from.leader);
+    to.voted_for = map_id(p, from.voted_for, kNone);
+    to.leader = map_id(p, from.leader, kNone);
     to.granted = map_set(p, from.granted);
     for (int f = 0; f < voters; ++f) to.end_offset[p[f]] = from.end_offset[f];
     map_entries(p, to.log, to.leo);
