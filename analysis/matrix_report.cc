@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "analysis/matrix.h"
-#include "counterexamples/render.h"
+#include "counterexamples/render/render.h"
 
 namespace isr::analysis {
 namespace {

@@ -1,10 +1,10 @@
 // The vocabulary the renderers share (see render_words.h).
-#include "counterexamples/render_words.h"
+#include "counterexamples/render/render_words.h"
 
 #include <algorithm>
 #include <set>
 
-#include "counterexamples/json_diff.h"
+#include "counterexamples/trace/json_diff.h"
 
 namespace isr::counterexamples {
 

@@ -1,12 +1,12 @@
 // Trace -> Informal Trace Format (see export_itf.h for the format and its source).
-#include "counterexamples/export_itf.h"
+#include "counterexamples/export/export_itf.h"
 
 #include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
 
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 

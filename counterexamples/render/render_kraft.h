@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/render_model.h"
+#include "counterexamples/render/render_model.h"
 
 namespace isr::counterexamples {
 

@@ -22,7 +22,7 @@ std::string_view render_format_name(RenderFormat format);
 const std::vector<RenderFormat>& all_render_formats();
 std::optional<RenderFormat> parse_render_format(std::string_view name);
 
-// Every renderer expects a trace that passed check_trace (trace_check.h).
+// Every renderer expects a trace that passed check_trace (trace/trace_reader.h).
 std::string render_text(const nlohmann::json& trace);      // plain text, `*` marks changes
 std::string render_markdown(const nlohmann::json& trace);  // tables, changes in **bold**
 std::string render_mermaid(const nlohmann::json& trace);   // a sequenceDiagram

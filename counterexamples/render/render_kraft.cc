@@ -4,7 +4,7 @@
 // elections, votes, fetches and truncations; the violation names the voters at fault.
 // Like every renderer it reads the trace JSON only (spec/kraft/kraft_describe.cc writes it).
 // The per-voter words are shared with the cluster model's rendering (render_kraft.h).
-#include "counterexamples/render_kraft.h"
+#include "counterexamples/render/render_kraft.h"
 
 #include <algorithm>
 #include <map>
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/json_diff.h"
-#include "counterexamples/render_model.h"
-#include "counterexamples/render_words.h"
+#include "counterexamples/trace/json_diff.h"
+#include "counterexamples/render/render_model.h"
+#include "counterexamples/render/render_words.h"
 
 namespace isr::counterexamples {
 
