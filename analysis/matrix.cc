@@ -25,7 +25,8 @@ namespace {
 using nlohmann::json;
 
 // Bump when the meaning or the stored form of a cached cell changes.
-constexpr std::string_view kCacheFormat = "isrcheck-matrix-cache-v1";
+// v2: cells also check no-committed-loss-globally (Durability::DataGone).
+constexpr std::string_view kCacheFormat = "isrcheck-matrix-cache-v2";
 
 std::string_view placement_text(spec::Placement p) {
   return p == spec::Placement::Combined ? "combined" : "dedicated";
@@ -58,6 +59,9 @@ std::string executable_fingerprint() {
 // dedicated placement the voters survive (the point of that placement); in combined
 // placement every node is a broker anyway.
 constexpr const char* kFailingNodes = "brokers";
+// What a cell's durability checks: acked loss (red), and data on no replica (DataGone).
+constexpr const char* kLossProperty = "no-acked-loss";
+constexpr const char* kGoneProperty = "no-committed-loss-globally";
 
 std::string cache_key(const json& config, const MatrixOptions& options, const std::string& salt) {
   std::string text;
@@ -72,7 +76,7 @@ std::string cache_key(const json& config, const MatrixOptions& options, const st
 }
 
 std::optional<Durability> parse_durability(std::string_view name) {
-  for (Durability d : {Durability::NoAckedLoss, Durability::AckedLoss, Durability::Incomplete}) {
+  for (Durability d : {Durability::NoAckedLoss, Durability::AckedLoss, Durability::Incomplete, Durability::DataGone}) {
     if (durability_name(d) == name) return d;
   }
   return std::nullopt;
@@ -153,7 +157,23 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
   verify_options.threads = 1;
   verify_options.max_states = options.max_states;
   verify_options.interrupt = options.interrupt;
-  const VerifyOutcome v = verify(config, verify_options);
+  // One search for both properties (cell_config): a state where an acked write is on
+  // no replica is usually reached before any leader serves without it. When that comes
+  // first, a search for no-acked-loss alone tells an acked loss from data that is only
+  // gone (no leader served without it within the bounds).
+  VerifyOutcome v = verify(config, verify_options);
+  Durability found = Durability::AckedLoss;
+  if (v.verdict == checker::Verdict::Violated && v.property == kGoneProperty) {
+    spec::Config acked_only = config;
+    acked_only.properties = {std::string(kLossProperty)};
+    VerifyOutcome loss = verify(acked_only, verify_options);
+    if (loss.verdict == checker::Verdict::Violated) {
+      v = std::move(loss);
+    } else {
+      if (loss.stop_reason == checker::StopReason::Interrupted) interrupted = true;
+      found = Durability::DataGone;  // certain, whatever the second search concluded
+    }
+  }
   r.durability_states = v.distinct_states;
   r.durability_seconds = v.seconds;
   r.bounds_reached = v.bounds_reached;
@@ -161,7 +181,7 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
   switch (v.verdict) {
     case checker::Verdict::Holds: r.durability = Durability::NoAckedLoss; break;
     case checker::Verdict::Violated:
-      r.durability = Durability::AckedLoss;
+      r.durability = found;
       r.trace = v.trace;
       r.trace_steps = v.trace_steps;
       break;
@@ -217,6 +237,7 @@ std::string_view durability_name(Durability d) {
     case Durability::NoAckedLoss: return "no-acked-loss";
     case Durability::AckedLoss: return "acked-loss";
     case Durability::Incomplete: return "incomplete";
+    case Durability::DataGone: return "data-gone";
   }
   return "incomplete";
 }
@@ -309,7 +330,7 @@ spec::Config matrix_cell_config(const json& base, const std::vector<std::string>
                        {"max_clean_shutdowns", 0},
                        {"max_network_cuts", 0}};
   doc["consumer"] = false;
-  doc["properties"] = json::array({"no-acked-loss"});
+  doc["properties"] = json::array({kLossProperty, kGoneProperty});
   return spec::load_config(&doc, overrides);
 }
 
@@ -405,6 +426,7 @@ MatrixResult run_matrix(const std::vector<MatrixCell>& cells, const MatrixOption
     }
     const CellResult& r = result.cells[i];
     if (r.red()) ++result.red;
+    if (r.gone()) ++result.gone;
     if (r.durability == Durability::Incomplete || r.availability == "incomplete") ++result.incomplete;
   }
   result.computed = computed.load();

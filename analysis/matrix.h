@@ -80,8 +80,13 @@ spec::Config matrix_cell_config(const nlohmann::json& base, const std::vector<st
 // The configuration keys the matrix sets per cell (an override of one is an error).
 const std::vector<std::string>& matrix_controlled_keys();
 
-enum class Durability { NoAckedLoss, AckedLoss, Incomplete };
-std::string_view durability_name(Durability d);  // "no-acked-loss", "acked-loss", "incomplete"
+// DataGone: no leader ever served without an acked write (no-acked-loss holds), yet some
+// reachable state has it on no replica at all (no-committed-loss-globally fails): the
+// data is physically gone, for instance RF 1 after a power loss while the partition
+// stays offline. The grid must not call that "ok".
+enum class Durability { NoAckedLoss, AckedLoss, Incomplete, DataGone };
+// "no-acked-loss", "acked-loss", "incomplete", "data-gone"
+std::string_view durability_name(Durability d);
 
 struct CellResult {
   MatrixCell cell;
@@ -89,7 +94,7 @@ struct CellResult {
   std::string key;              // the cache key (hex)
 
   Durability durability = Durability::Incomplete;
-  nlohmann::json trace;         // the shortest acked-loss trace (trace v1), when AckedLoss
+  nlohmann::json trace;         // the shortest acked-loss (or data-gone) trace (trace v1)
   int trace_steps = 0;
   uint64_t durability_states = 0;
   double durability_seconds = 0;
@@ -106,6 +111,7 @@ struct CellResult {
   bool from_cache = false;      // read from the cache rather than computed in this run
 
   bool red() const { return durability == Durability::AckedLoss; }
+  bool gone() const { return durability == Durability::DataGone; }
 };
 
 struct MatrixProgress {
@@ -135,6 +141,7 @@ struct MatrixResult {
   int computed = 0;               // cells checked in this run
   int cache_hits = 0;             // cells read from the cache
   int red = 0;
+  int gone = 0;  // cells whose durability is DataGone
   int incomplete = 0;
   bool interrupted = false;
   double seconds = 0;
@@ -157,8 +164,10 @@ enum class MatrixFormat { Text, Markdown };
 std::string render_matrix_table(const MatrixResult& result, MatrixFormat format);
 nlohmann::json matrix_to_json(const MatrixResult& result);
 // A self-contained HTML page: the coloured grid; each red cell links to an anchor with
-// its counterexample rendered as a mermaid diagram (readable as text without mermaid)
-// and as text.
-std::string render_matrix_html(const MatrixResult& result);
+// its counterexample as a mermaid diagram and as text. `mermaid_js` (mermaid.min.js, see
+// scripts/fetch-mermaid.sh) is embedded in the page, which then loads nothing from the
+// network; empty, the diagrams stay as their mermaid source. Throws std::invalid_argument
+// when the script contains "<script" or "</script", which would end it early.
+std::string render_matrix_html(const MatrixResult& result, std::string_view mermaid_js = {});
 
 }  // namespace isr::analysis

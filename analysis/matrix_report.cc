@@ -2,6 +2,9 @@
 // configuration (RF, min ISR, acks, unclean, ELR, placement) and one column per failure
 // scenario (f failures, lossy or not), as text, Markdown, JSON and self-contained HTML.
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
+#include <string_view>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -83,6 +86,7 @@ std::string cell_code(const CellResult& r) {
     case Durability::NoAckedLoss: s = "ok"; break;
     case Durability::AckedLoss: s = "LOSS/" + std::to_string(r.trace_steps); break;
     case Durability::Incomplete: s = "?"; break;
+    case Durability::DataGone: s = "GONE/" + std::to_string(r.trace_steps); break;
   }
   const std::string a = availability_code(r.availability);
   if (!a.empty()) s += " " + a;
@@ -91,7 +95,8 @@ std::string cell_code(const CellResult& r) {
 
 std::string summary_line(const MatrixResult& result) {
   std::string s = std::to_string(result.cells.size()) + " cells: " + std::to_string(result.red) +
-                  " red (acked loss), " + std::to_string(result.incomplete) + " incomplete; " +
+                  " red (acked loss), " + (result.gone > 0 ? std::to_string(result.gone) + " data gone, " : "") +
+                  std::to_string(result.incomplete) + " incomplete; " +
                   std::to_string(result.computed) + " computed, " + std::to_string(result.cache_hits) +
                   " from the cache; " + fixed(result.seconds, 1) + " s";
   if (result.interrupted) s += "; INTERRUPTED (unfinished cells are incomplete)";
@@ -103,7 +108,9 @@ std::string legend(bool markdown) {
   std::string s;
   s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
        " no acked write lost; " + b + "LOSS/n" + b + " an acked write is lost, shortest trace n steps; " + b +
-       "?" + b + " incomplete (state limit).\n";
+       "GONE/n" + b + " no leader served without an acked write, but it is on no replica any more "
+       "(no-committed-loss-globally, trace n steps): the data is physically gone; " + b + "?" + b +
+       " incomplete (state limit).\n";
   s += "Availability of acks=all writes after exactly f failures of brokers, none restarting: " + b +
        "avail" + b + " available; " + b + "NER" + b + " not-enough-replicas; " + b + "NEL" + b +
        " no-eligible-leader; " + b + "NCQ" + b + " no-controller-quorum; " + b + "?" + b + " incomplete.\n";
@@ -166,7 +173,7 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
     out << "\n";
     for (auto line : rows) {
       for (size_t i = row_titles().size(); i < line.size(); ++i) {
-        if (line[i].starts_with("LOSS")) line[i] = "**" + line[i] + "**";
+        if (line[i].starts_with("LOSS") || line[i].starts_with("GONE")) line[i] = "**" + line[i] + "**";
       }
       emit(line);
     }
@@ -218,7 +225,7 @@ json matrix_to_json(const MatrixResult& result) {
                    {"distinct_states", r.durability_states},
                    {"seconds", r.durability_seconds},
                    {"bounds_reached", r.bounds_reached}}}};
-    if (r.red()) {
+    if (r.red() || r.gone()) {
       cell["durability"]["trace_steps"] = r.trace_steps;
       cell["durability"]["trace"] = r.trace;
     }
@@ -237,6 +244,7 @@ json matrix_to_json(const MatrixResult& result) {
               {"summary",
                {{"cells", result.cells.size()},
                 {"red", result.red},
+                {"gone", result.gone},
                 {"incomplete", result.incomplete},
                 {"computed", result.computed},
                 {"cache_hits", result.cache_hits},
@@ -245,7 +253,15 @@ json matrix_to_json(const MatrixResult& result) {
               {"cells", std::move(cells)}};
 }
 
-std::string render_matrix_html(const MatrixResult& result) {
+std::string render_matrix_html(const MatrixResult& result, std::string_view mermaid_js) {
+  // Inside <script> only "</script" (and "<script" after "<!--") ends the script early;
+  // the pinned mermaid has neither. Refuse rather than rewrite a third party's code.
+  std::string lowered(mermaid_js);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered.find("<script") != std::string::npos || lowered.find("</script") != std::string::npos) {
+    throw std::invalid_argument("the mermaid script contains \"<script\" or \"</script\" and cannot be embedded");
+  }
   const Grid g = grid_of(result);
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -258,8 +274,11 @@ std::string render_matrix_html(const MatrixResult& result) {
          "td.unavailable { background: #fbe7a6; }\n"
          "td.red { background: #f3a3a3; font-weight: bold; }\n"
          "td.red a { color: #700; }\n"
+         "td.gone { background: #d9c2f0; font-weight: bold; }\n"
+         "td.gone a { color: #4b1a7a; }\n"
          "td.incomplete { background: #ddd; color: #555; }\n"
          "pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }\n"
+         "pre.legend-text { white-space: pre-wrap; }\n"
          "section.trace { border-top: 2px solid #c33; margin-top: 2em; }\n"
          ".legend span { display: inline-block; padding: 0.1em 0.6em; margin-right: 0.5em; border: 1px solid #bbb; }\n"
          "</style>\n</head>\n<body>\n";
@@ -267,6 +286,7 @@ std::string render_matrix_html(const MatrixResult& result) {
   out << "<p class=\"legend\"><span style=\"background:#c8ecc8\">no acked loss, writable</span>"
          "<span style=\"background:#fbe7a6\">no acked loss, not writable</span>"
          "<span style=\"background:#f3a3a3\">acked write lost (click for the trace)</span>"
+         "<span style=\"background:#d9c2f0\">no acked loss seen, but the data is on no replica (click)</span>"
          "<span style=\"background:#ddd\">incomplete (state limit)</span></p>\n";
   out << "<pre class=\"legend-text\">" << html_escape(legend(false)) << "</pre>\n";
 
@@ -296,6 +316,9 @@ std::string render_matrix_html(const MatrixResult& result) {
       if (r.red()) {
         out << "<td class=\"red\" title=\"" << title << "\"><a href=\"#" << r.cell.id() << "\">" << code
             << "</a></td>";
+      } else if (r.gone()) {
+        out << "<td class=\"gone\" title=\"" << title << "\"><a href=\"#" << r.cell.id() << "\">" << code
+            << "</a></td>";
       } else if (r.durability == Durability::Incomplete || r.availability == "incomplete") {
         out << "<td class=\"incomplete\" title=\"" << title << "\">" << code << "</td>";
       } else if (!r.availability.empty() && r.availability != "available") {
@@ -311,11 +334,18 @@ std::string render_matrix_html(const MatrixResult& result) {
   out << "<h2>Counterexamples</h2>\n";
   int shown = 0;
   for (const CellResult& r : result.cells) {
-    if (!r.red()) continue;
+    if (!r.red() && !r.gone()) continue;
     ++shown;
     out << "<section class=\"trace\" id=\"" << r.cell.id() << "\">\n<h3>" << html_escape(r.cell.label())
-        << "</h3>\n<p>An acknowledged write is lost in " << r.trace_steps
-        << " steps (shortest trace, exhaustive search).</p>\n";
+        << "</h3>\n";
+    if (r.red()) {
+      out << "<p>An acknowledged write is lost in " << r.trace_steps
+          << " steps (shortest trace, exhaustive search).</p>\n";
+    } else {
+      out << "<p>No leader serves without an acknowledged write, yet after " << r.trace_steps
+          << " steps it is on no replica: the data is physically gone (no-committed-loss-globally; "
+             "shortest trace, exhaustive search).</p>\n";
+    }
     try {
       out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
       out << "<details open><summary>Step by step</summary>\n<pre>"
@@ -326,12 +356,19 @@ std::string render_matrix_html(const MatrixResult& result) {
     out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
         << "</pre></details>\n</section>\n";
   }
-  if (shown == 0) out << "<p>No cell loses an acknowledged write.</p>\n";
-  // Mermaid from a CDN draws the diagrams when the page is online; offline, the
-  // <pre class="mermaid"> blocks above stay readable as text.
-  out << "<script type=\"module\">\n"
-         "import mermaid from 'https://cdn.jsdelivr.net/npm/mermaid@10/dist/mermaid.esm.min.mjs';\n"
-         "mermaid.initialize({ startOnLoad: true });\n"
+  if (shown == 0) out << "<p>No cell loses an acknowledged write, and none loses its data.</p>\n";
+  if (mermaid_js.empty()) {
+    out << "</body>\n</html>\n";
+    return out.str();
+  }
+  // The renderer is in the page (no network, no CDN). When it has drawn every diagram,
+  // <body data-diagrams> says "rendered" (or why not): the browser test reads it.
+  out << "<script>\n" << mermaid_js << "\n</script>\n"
+         "<script>\n"
+         "mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });\n"
+         "mermaid.run({ querySelector: 'pre.mermaid' })\n"
+         "  .then(() => { document.body.dataset.diagrams = 'rendered'; })\n"
+         "  .catch((e) => { document.body.dataset.diagrams = 'failed: ' + e; });\n"
          "</script>\n</body>\n</html>\n";
   return out.str();
 }

@@ -15,10 +15,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs.h"
+#include "cli/check_summary.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
@@ -41,6 +44,7 @@ struct CheckOptions {
   std::string json_file;
   std::string trace_file;
   bool quiet = false;
+  bool explain = false;
 };
 
 std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
@@ -81,12 +85,14 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     };
   }
 
-  std::string properties;
   json property_names = json::array();
+  std::vector<std::pair<std::string, std::string>> property_lines;
   for (const auto& p : model.properties()) {
-    properties += (properties.empty() ? "" : ", ") + std::string(p.name);
     property_names.push_back(p.name);
+    property_lines.emplace_back(std::string(p.name), std::string(p.description));
   }
+  // What is checked comes first, in Kafka's terms, before the (possibly long) search.
+  out << kafka_terms_summary(model.config_json(), model_name);
 
   checker::BfsResult<M> r;
   {
@@ -121,8 +127,8 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   json trace;
   switch (r.verdict) {
     case checker::Verdict::Holds:
-      out << "verdict: HOLDS: every property holds in all " << r.distinct_states
-                << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
+      out << "verdict: HOLDS within these bounds: every property holds in all " << r.distinct_states
+          << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
       break;
     case checker::Verdict::Violated: {
       std::string description;
@@ -149,7 +155,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       exit_status = 3;
       break;
   }
-  out << "properties checked: " << properties << "\n";
+  out << properties_summary(property_lines);
   out << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
   out << "states generated: " << r.states_generated << "\n";
   out << "depth: " << r.depth << "\n";
@@ -163,9 +169,8 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   std::ostringstream collision;
   collision << std::setprecision(2) << r.collision_probability;
   out << "fingerprint collision probability: <= " << collision.str() << "\n";
-  std::string bounds;
-  for (const auto& b : r.bounds_reached) bounds += (bounds.empty() ? "" : ", ") + b;
-  out << "bounds reached: " << (bounds.empty() ? "none" : bounds) << "\n";
+  out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
+  if (o.explain) out << figures_explained();
 
   if (r.verdict == checker::Verdict::Violated) {
     if (!o.quiet) out << counterexamples::render_text(trace);
@@ -199,6 +204,8 @@ void add_check_command(CLI::App& app) {
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
+  command->add_flag("--explain", o->explain,
+                    "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
   command->callback([o] {
     with_model(o->config, [&](const auto& model, std::string_view name) { check(model, name, *o); });
   });

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,8 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
+#include "cli/version.h"
+#include "spec/files.h"
 #include "spec/state.h"
 
 namespace isr::cli {
@@ -46,6 +49,7 @@ struct MatrixCommandOptions {
   std::string format = "text";
   std::string json_file;
   std::string html_file;
+  std::string mermaid_js;  // the renderer the HTML report embeds (--mermaid-js)
   bool quiet = false;
 };
 
@@ -182,6 +186,27 @@ void write_file(const std::string& path, const std::string& option, const std::s
   write_text(path, option, text);
 }
 
+// The diagram renderer the HTML report embeds, so that it draws its diagrams offline:
+// mermaid as scripts/fetch-mermaid.sh fetched it (pinned version). --mermaid-js FILE,
+// else $ISRCHECK_MERMAID_JS, else the build's copy (CMakeLists.txt).
+std::string matrix_mermaid_js(const MatrixCommandOptions& o) {
+  std::string path = o.mermaid_js;
+  const char* from_env = std::getenv("ISRCHECK_MERMAID_JS");
+  if (path.empty() && from_env != nullptr && *from_env != '\0') path = from_env;
+  if (path.empty()) path = kMermaidJs;
+  std::string text;
+  try {
+    text = spec::files::read_file(path);
+  } catch (const spec::files::InputError& e) {
+    throw UsageError("--mermaid-js", "the HTML report embeds mermaid to draw its diagrams offline: " +
+                                         std::string(e.what()) +
+                                         "; run scripts/fetch-mermaid.sh (the build does), or give "
+                                         "--mermaid-js FILE or ISRCHECK_MERMAID_JS");
+  }
+  if (text.empty()) throw UsageError("--mermaid-js", path + " is empty; run scripts/fetch-mermaid.sh again");
+  return text;
+}
+
 void run(const MatrixCommandOptions& o) {
   const analysis::MatrixDimensions dimensions = dimensions_from(o);
   if (o.jobs < 1 || o.jobs > 256) {
@@ -189,6 +214,8 @@ void run(const MatrixCommandOptions& o) {
   }
   check_output_path(o.json_file, "--json");
   check_output_path(o.html_file, "--html");
+  // Read before the search: a missing renderer must not cost the user a whole sweep.
+  const std::string mermaid_js = o.html_file.empty() ? std::string() : matrix_mermaid_js(o);
   const std::vector<analysis::MatrixCell> cells = analysis::expand_matrix(dimensions);
   if (cells.empty()) {
     // A cell needs min ISR <= RF and failures <= RF: blame the flag that ruled all out.
@@ -225,7 +252,7 @@ void run(const MatrixCommandOptions& o) {
     if (document.is_object()) document["verdict"] = result.interrupted ? "incomplete" : "complete";
     write_file(o.json_file, "--json", document.dump(2) + "\n");
   }
-  if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result));
+  if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result, mermaid_js));
   set_exit_code(result.interrupted ? 3 : 0);
 }
 
@@ -266,6 +293,9 @@ void add_matrix_command(CLI::App& app) {
   command->add_option("--json", o->json_file, "Write every cell (with traces) as JSON; - for stdout");
   command->add_option("--html", o->html_file,
                       "Write a self-contained HTML report: coloured grid, red cells linked to their traces");
+  command->add_option("--mermaid-js", o->mermaid_js,
+                      "The mermaid.min.js the HTML report embeds (default: $ISRCHECK_MERMAID_JS, else the "
+                      "build's copy from scripts/fetch-mermaid.sh)");
   command->add_flag("--quiet", o->quiet, "No progress bar");
   command->callback([o] { run(*o); });
 }

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "spec/config.h"
 
 namespace isr::cli {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   using namespace isr::cli;
   CLI::App app{"isrcheck: a model checker for Kafka's partition replication protocol"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text(), "Print the version, git revision and build type");
 
   // One line per subcommand: add yours here when its cmd_<name>.cc lands.
   add_describe_command(app);

@@ -20,5 +20,12 @@ configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_SANI
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
   configure+=(-G Ninja)
 fi
+# The renderer `isrcheck matrix --html` embeds (pinned, from the npm registry; idempotent).
+# Without it everything builds, and `matrix --html` says how to get it.
+if mermaid_js="$("$root/scripts/fetch-mermaid.sh")"; then
+  configure+=(-DISRCHECK_MERMAID_JS="$mermaid_js")
+else
+  echo "build.sh: warning: scripts/fetch-mermaid.sh failed: matrix --html will say how to get mermaid" >&2
+fi
 cmake "${configure[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" "$@"

@@ -18,6 +18,8 @@ if [[ "${1:-}" == "--sanitize" ]]; then
 fi
 
 "$root/scripts/install-deps.sh"
+# Headless Chromium for the browser test of the matrix HTML report (label `browser`).
+"$root/scripts/install-browser.sh"
 # The conformance tests (ctest label `kafka`) run real Apache Kafka: a JDK, Maven, the
 # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). The sanitizer pass
 # excludes them (.ci/run: -LE 'slow|kafka'): nothing of ours is instrumented in a JVM.

@@ -123,9 +123,11 @@ void complete_delayed_produce(const Config& c, State& s, int leader) {
   if (l.hw < p.inflight_offset) return;
   // Partition.checkEnoughReplicasReachOffset: the HW passed the batch, but the answer is
   // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below min ISR meanwhile.
-  outcome = size(maximal_isr(c, l)) >= c.min_insync_replicas
-                ? static_cast<uint8_t>(SendOutcome::Acked)
-                : static_cast<uint8_t>(SendOutcome::NotEnoughReplicasAfterAppend);
+  if (size(maximal_isr(c, l)) < c.min_insync_replicas) {
+    answer_retriable(c, s, SendOutcome::NotEnoughReplicasAfterAppend);
+    return;
+  }
+  outcome = static_cast<uint8_t>(SendOutcome::Acked);
   p.inflight_leader = kNoNode;
   p.inflight_offset = 0;
 }

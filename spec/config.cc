@@ -245,7 +245,7 @@ void parse_bounds(const json& v, Bounds& b) {
 void parse_document(const json& doc, Config& c, Explicit& given) {
   check_keys(doc, "",
              {"brokers", "replication_factor", "min_insync_replicas", "acks",
-              "unclean_leader_election", "eligible_leader_replicas", "idempotence",
+              "unclean_leader_election", "admin_unclean_election", "eligible_leader_replicas", "idempotence",
               "consumer", "async_fetch_responses", "flush", "protocol", "fixes", "controller", "faults", "bounds",
               "properties"});
   for (const auto& [key, v] : doc.items()) {
@@ -259,6 +259,8 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
       c.acks = read_acks(v);
     } else if (key == "unclean_leader_election") {
       c.unclean_leader_election = read_bool(v, key);
+    } else if (key == "admin_unclean_election") {
+      c.admin_unclean_election = read_bool(v, key);
     } else if (key == "eligible_leader_replicas") {
       c.eligible_leader_replicas = read_bool(v, key);
       given.eligible_leader_replicas = true;
@@ -533,7 +535,7 @@ nlohmann::json read_config_file(const std::string& path) {
 nlohmann::json to_json(const Config& c) {
   json fixes = json::object();
   for (const auto& f : kFixes) fixes[std::string(f.name)] = c.fixes.*f.toggle;
-  return json{
+  json doc{
       {"brokers", c.brokers},
       {"replication_factor", c.replication_factor},
       {"min_insync_replicas", c.min_insync_replicas},
@@ -565,6 +567,10 @@ nlohmann::json to_json(const Config& c) {
         {"max_leader_moves", c.bounds.max_leader_moves}}},
       {"properties", c.properties},
   };
+  // Written only when on, so that the configurations of existing traces and scenarios,
+  // which predate the key, keep their text.
+  if (c.admin_unclean_election) doc["admin_unclean_election"] = true;
+  return doc;
 }
 
 }  // namespace isr::spec

@@ -90,6 +90,10 @@ struct Config {
   int min_insync_replicas = 2;
   Acks acks = Acks::All;
   bool unclean_leader_election = false;
+  // An operator's Admin.electLeaders(ElectionType.UNCLEAN) (kafka-leader-election.sh
+  // --election-type unclean) on a leaderless partition, whatever the topic's
+  // unclean.leader.election.enable says (ReplicationControlManager.electLeader).
+  bool admin_unclean_election = false;
   bool eligible_leader_replicas = true;  // resolved: default is protocol >= kip-966
   // enable.idempotence. Resolved: Kafka's producer default since 3.0 (KIP-679) is on, and
   // ProducerConfig.postProcessAndValidateIdempotenceConfigs turns it off when acks is

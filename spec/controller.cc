@@ -166,9 +166,19 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
 }
 
 // The partition change that fences `broker`: it leaves the ISR and loses leadership
-// (handleBrokerFenced, and handleBrokerInControlledShutdown for a clean stop).
-PartitionChange fencing_change(const State& s, int broker) {
-  return PartitionChange{static_cast<NodeSet>(s.controller.isr & ~bit(broker))};
+// (handleBrokerFenced, and handleBrokerInControlledShutdown for a clean stop). With
+// unclean.leader.election.enable on, the same change elects an out-of-sync replica
+// when no ISR or ELR member can lead: ReplicationControlManager.generateLeaderAndIsrUpdates
+// (kafka-metadata 4.4) sets PartitionChangeBuilder.Election.UNCLEAN whenever
+// uncleanLeaderElectionEnabledForTopic, and electAnyLeader falls through to the first
+// acceptable replica in one PartitionChangeRecord: one leader-epoch bump, not a fencing
+// to "no leader" followed by an election. The ZooKeeper controller does the same in one
+// write: KafkaController.onReplicasBecomeOffline -> PartitionStateMachine
+// .triggerOnlinePartitionStateChange -> OfflinePartitionLeaderElectionStrategy, whose
+// collectUncleanLeaderElectionState reads the topic's unclean.leader.election.enable and
+// offlinePartitionLeaderElection takes the first live replica (3.9 branch, core/).
+PartitionChange fencing_change(const Config& c, const State& s, int broker) {
+  return PartitionChange{static_cast<NodeSet>(s.controller.isr & ~bit(broker)), 0, c.unclean_leader_election};
 }
 
 // The change that unfences `broker` (registration or resumed heartbeats); a broker that
@@ -188,7 +198,11 @@ PartitionChange unfencing_change(const Config& c, const State& s, int broker, bo
                             node.clean_shutdown_epoch == s.controller.registered_epoch[broker];
   const bool unclean_stop = registering && !clean_marker;
   const bool leaves_elr = c.fixes.unclean_restart_leaves_elr && unclean_stop;
-  return PartitionChange{s.controller.isr, static_cast<NodeSet>(leaves_elr ? bit(broker) : 0)};
+  // handleBrokerUnfenced elects leaderless partitions through generateLeaderAndIsrUpdates
+  // too, with Election.UNCLEAN when the topic allows it: the returning broker may be
+  // elected uncleanly in the same change.
+  return PartitionChange{s.controller.isr, static_cast<NodeSet>(leaves_elr ? bit(broker) : 0),
+                         c.unclean_leader_election};
 }
 
 // Adds one action per leader the change may elect (other = that leader, or kNoNode),
@@ -214,11 +228,11 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
                          ActionList& out) {
   State fenced = s;
   fenced.controller.fenced |= bit(broker);
-  add_change_variants(c, fenced, fencing_change(s, broker), kind, broker, arg, out);
+  add_change_variants(c, fenced, fencing_change(c, s, broker), kind, broker, arg, out);
 }
 
 void fence(const Config& c, State& s, int broker, int new_leader) {
-  const PartitionChange change = fencing_change(s, broker);
+  const PartitionChange change = fencing_change(c, s, broker);
   s.controller.fenced |= bit(broker);
   change_partition(c, s, change, new_leader);
 }
@@ -274,9 +288,17 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
 
 void election_actions(const Config& c, const State& s, ActionList& out) {
   const ControllerState& ctl = s.controller;
-  if (ctl.leader == kNoNode && c.unclean_leader_election) {
-    // unclean.leader.election.enable: the controller elects any live replica for a
-    // leaderless partition (PartitionChangeBuilder Election.UNCLEAN).
+  if (ctl.leader == kNoNode && c.admin_unclean_election) {
+    // An operator's Admin.electLeaders(ElectionType.UNCLEAN) on a leaderless partition
+    // (ReplicationControlManager.electLeader: ELECTION_NOT_NEEDED while it has a leader;
+    // Election.UNCLEAN whatever the topic config; ZooKeeper mode:
+    // KafkaController.processReplicaLeaderElection with OfflinePartitionLeaderElectionStrategy
+    // (allowUnclean = AdminClientTriggered)). It is the only separate unclean election:
+    // with unclean.leader.election.enable on, the controller elects in the change that
+    // fences or unfences a broker (fencing_change, unfencing_change), and the periodic
+    // ReplicationControlManager.maybeElectUncleanLeaders (unclean.leader.election.interval.ms)
+    // and ZooKeeper's UncleanLeaderElectionEnable event only catch partitions left
+    // leaderless before the config was turned on, which a fixed configuration never has.
     bool unclean = false;
     const PartitionChange change{ctl.isr, 0, true};
     const NodeSet options = leader_options(c, s, change, unclean);
@@ -363,9 +385,7 @@ void adopt_partition_state(const Config& c, State& s, int b) {
     ProducerState& p = s.producer;
     if (p.current != 0 && p.inflight_leader == b &&
         p.outcome[p.current - 1] == static_cast<uint8_t>(SendOutcome::InFlight)) {
-      p.outcome[p.current - 1] = static_cast<uint8_t>(SendOutcome::NotLeader);
-      p.inflight_leader = kNoNode;
-      p.inflight_offset = 0;
+      answer_retriable(c, s, SendOutcome::NotLeader);
     }
   }
   // A newer partition epoch replaces any pending ISR state with the committed one.

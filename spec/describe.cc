@@ -48,6 +48,7 @@ const char* outcome_name(int o) {
     case SendOutcome::NotEnoughReplicasAfterAppend: return "not-enough-replicas-after-append";
     case SendOutcome::TimedOut: return "timed-out";
     case SendOutcome::NotLeader: return "not-leader";
+    case SendOutcome::Retrying: return "retrying";
   }
   return "?";
 }

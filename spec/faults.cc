@@ -60,13 +60,15 @@ void forget_process_state(State& s, int node) {
 // request with NOT_LEADER_OR_FOLLOWER (ReplicaManager.applyDelta -> makeFollower ->
 // completeDelayedRequests). Either way no later HW of a later incarnation can
 // acknowledge it: an ack is only ever for the batch appended at that offset.
-void drop_parked_produce(State& s, int node, bool leadership_moved_first) {
+void drop_parked_produce(const Config& c, State& s, int node, bool leadership_moved_first) {
   ProducerState& p = s.producer;
   if (p.current == 0 || p.inflight_leader != node) return;
   uint8_t& outcome = p.outcome[p.current - 1];
-  if (outcome == static_cast<uint8_t>(SendOutcome::InFlight)) {
-    outcome = static_cast<uint8_t>(leadership_moved_first ? SendOutcome::NotLeader : SendOutcome::TimedOut);
+  if (outcome == static_cast<uint8_t>(SendOutcome::InFlight) && leadership_moved_first) {
+    answer_retriable(c, s, SendOutcome::NotLeader);  // retried inside the client while it may
+    return;
   }
+  if (outcome == static_cast<uint8_t>(SendOutcome::InFlight)) outcome = static_cast<uint8_t>(SendOutcome::TimedOut);
   p.inflight_leader = kNoNode;
   p.inflight_offset = 0;
 }
@@ -150,7 +152,7 @@ void apply_crash(const Config& c, State& s, const Action& a) {
       case StopKind::None:
         break;
     }
-    drop_parked_produce(s, n, kind == StopKind::Clean && a.other != kWithoutController);
+    drop_parked_produce(c, s, n, kind == StopKind::Clean && a.other != kWithoutController);
     forget_process_state(s, n);
   }
   NodeState& node = s.nodes[n];

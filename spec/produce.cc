@@ -42,6 +42,12 @@ int sendable_records(const Config& c, const State& s, int out[2]) {
   if (p.current != 0) {
     const SendOutcome o = outcome_of(s, p.current);
     if (o == SendOutcome::InFlight) return 0;  // max.in.flight.requests.per.connection=1
+    if (o == SendOutcome::Retrying) {
+      // Sender re-sends the re-enqueued batch (after retry.backoff.ms) before any later
+      // one: RecordAccumulator.reenqueue puts it back at the head of the partition's deque.
+      if (p.retries < c.bounds.max_retries) out[n++] = p.current;
+      return n;
+    }
     if (retriable(o) && p.retries < c.bounds.max_retries) out[n++] = p.current;
   }
   if (p.current < c.bounds.max_records) out[n++] = p.current + 1;
@@ -55,6 +61,26 @@ int find_record(const ReplicaState& r, int record) {
 }
 
 }  // namespace
+
+// Sender.completeBatch -> canRetry (kafka-clients, producer/internals/Sender.java): a batch
+// answered with a retriable error is re-enqueued (reenqueueBatch) while
+// `batch.attempts() < retries` and delivery.timeout.ms has not passed; only then does
+// the send's future fail with the error. An idempotent producer has retries =
+// Integer.MAX_VALUE (ProducerConfig: idempotence requires retries > 0, and the default is
+// MAX_VALUE), so it never shows these errors: the application sees the send acked by a
+// later attempt (appended once the ISR is back) or a TimeoutException at
+// delivery.timeout.ms (observed on Kafka 4.4: RF 2, min ISR 2, one replica killed). A
+// non-idempotent producer has the scenario's retries, which the model's retry bound
+// stands for (bounds.max_retries, over the run); when the model's bound is spent an
+// idempotent producer's send stays Retrying and can only time out (the attempts Kafka
+// would still make are beyond the bound).
+void answer_retriable(const Config& c, State& s, SendOutcome error) {
+  ProducerState& p = s.producer;
+  const bool retries = c.idempotence || p.retries < c.bounds.max_retries;
+  p.outcome[p.current - 1] = static_cast<uint8_t>(retries ? SendOutcome::Retrying : error);
+  p.inflight_leader = kNoNode;
+  p.inflight_offset = 0;
+}
 
 void produce_actions(const Config& c, const State& s, ActionList& out) {
   int records[2];
@@ -76,7 +102,10 @@ void produce_actions(const Config& c, const State& s, ActionList& out) {
     }
   }
   const ProducerState& p = s.producer;
-  if (p.current != 0 && outcome_of(s, p.current) == SendOutcome::InFlight)
+  // delivery.timeout.ms: a parked request, or a batch waiting in the accumulator for its
+  // next attempt (RecordAccumulator.expiredBatches -> Sender.failBatch, TimeoutException).
+  if (p.current != 0 && (outcome_of(s, p.current) == SendOutcome::InFlight ||
+                         outcome_of(s, p.current) == SendOutcome::Retrying))
     out.add(ActionKind::ProduceTimeout, 0, 0, p.current);
 }
 
@@ -100,7 +129,7 @@ void apply_produce(const Config& c, State& s, const Action& a) {
   // Partition.appendRecordsToLeader: with acks=all, reject before appending when the ISR
   // is below min.insync.replicas (NotEnoughReplicasException).
   if (c.acks == Acks::All && size(leader.view_isr) < c.min_insync_replicas) {
-    outcome = static_cast<uint8_t>(SendOutcome::NotEnoughReplicas);
+    answer_retriable(c, s, SendOutcome::NotEnoughReplicas);
     return;
   }
   int offset = c.idempotence ? find_record(leader, record) : -1;

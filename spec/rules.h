@@ -35,6 +35,14 @@ void maybe_increment_hw(const Config& c, State& s, int leader);
 // DelayedProduce.tryComplete / Partition.checkEnoughReplicasReachOffset.
 void complete_delayed_produce(const Config& c, State& s, int leader);
 
+// --- Producer ------------------------------------------------------------------------
+
+// The client's handling of a retriable error answered to the current send
+// (NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER): with
+// retries left, Sender re-enqueues the batch and the send stays Retrying; else the
+// application gets `error` (produce.cc).
+void answer_retriable(const Config& c, State& s, SendOutcome error);
+
 // --- Controller (PartitionChangeBuilder) -----------------------------------------------
 
 // A partition change as PartitionChangeBuilder computes it: a target ISR, replicas to
@@ -63,7 +71,7 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
 // Fences `broker` at the controller, electing `new_leader` if leadership must move.
 void fence(const Config& c, State& s, int broker, int new_leader);
 // The partition change that fences `broker` / unfences it (controller.cc).
-PartitionChange fencing_change(const State& s, int broker);
+PartitionChange fencing_change(const Config& c, const State& s, int broker);
 PartitionChange unfencing_change(const Config& c, const State& s, int broker, bool registering);
 // Adds one `kind` action per leader `change` may elect in `s` (other = that leader, or
 // kNoNode), keeping those within the epoch bounds.

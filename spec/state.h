@@ -145,6 +145,10 @@ enum class SendOutcome : uint8_t {
   NotEnoughReplicasAfterAppend,  // appended, but ISR < min ISR when HW reached it
   TimedOut,                      // REQUEST_TIMED_OUT: may or may not be committed
   NotLeader,                     // NOT_LEADER_OR_FOLLOWER: leadership moved
+  // The broker answered a retriable error (one of the three above) and the client
+  // re-enqueued the batch instead of completing the send: the application has seen
+  // nothing yet; the send ends acked by a retry or timed out (delivery.timeout.ms).
+  Retrying,
 };
 
 struct ProducerState {

@@ -127,7 +127,7 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
       if (!bounce_pending(c, s, b)) continue;
       State failed = s;
       failed.controller.fenced |= bit(b);
-      add_change_variants(c, failed, fencing_change(s, b), ActionKind::BrokerBounce, b, 0, out);
+      add_change_variants(c, failed, fencing_change(c, s, b), ActionKind::BrokerBounce, b, 0, out);
       continue;
     }
     if (!is_fenced && !s.nodes[b].zk_registered) {
@@ -140,7 +140,9 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
       // onBrokerStartup: OnlineReplica, and elections for partitions without a leader.
       State started = s;
       started.controller.fenced &= static_cast<NodeSet>(~bit(b));
-      add_change_variants(c, started, PartitionChange{ctl.isr}, ActionKind::UnfenceBroker, b, 0, out);
+      // triggerOnlinePartitionStateChange: unclean when the topic allows it.
+      add_change_variants(c, started, PartitionChange{ctl.isr, 0, c.unclean_leader_election},
+                          ActionKind::UnfenceBroker, b, 0, out);
     }
   }
   election_actions(c, s, out);
@@ -220,14 +222,15 @@ void apply_broker_bounce(const Config& c, State& s, const Action& a) {
   // onBrokerFailure(bounced) ...
   fence(c, s, b, a.other);
   // ... then onBrokerStartup(bounced), whose OnlinePartition election may only pick the
-  // broker itself (no other ISR member was eligible a moment ago).
+  // broker itself (no other replica was eligible a moment ago), uncleanly when the topic
+  // allows it (collectUncleanLeaderElectionState).
   ctl.fenced &= static_cast<NodeSet>(~bit(b));
   ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
   if (ctl.leader == kNoNode) {
     bool unclean = false;
-    const PartitionChange change{ctl.isr};
+    const PartitionChange change{ctl.isr, 0, c.unclean_leader_election};
     const NodeSet options = leader_options(c, s, change, unclean);
-    if (options != 0 && !unclean) change_partition(c, s, change, __builtin_ctz(options));
+    if (options != 0) change_partition(c, s, change, __builtin_ctz(options));
   }
 }
 

@@ -51,18 +51,23 @@ TEST(ProduceAction, AcksAllAppendsAtTheLeaderAndWaitsForTheHighWatermark) {
 }
 
 TEST(ProduceAction, AcksAllBelowMinIsrIsRejectedBeforeTheAppend) {
-  Scenario s({"min_insync_replicas=3"});
+  // Not idempotent, retries 1 (bounds.max_retries=1).
+  Scenario s({"min_insync_replicas=3", "idempotence=false"});
   ASSERT_TRUE(s.run({crash(2, StopKind::Kill), fence_broker(2, 0), metadata_update(0)}));
   ASSERT_EQ(s.replica(0).view_isr, nodes({0, 1}));
   ASSERT_TRUE(s.apply(produce(0, 1)));
-  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotEnoughReplicas);
   EXPECT_EQ(s.replica(0).leo, 0) << "nothing appended";
-  // NOT_ENOUGH_REPLICAS is retriable: the same record may be sent again, or the next one.
+  // NOT_ENOUGH_REPLICAS is retriable: with a retry left, Sender re-enqueues the batch
+  // (canRetry) and the application sees nothing; the batch goes before the next record.
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Retrying);
   EXPECT_TRUE(s.can(produce(0, 1)));
-  EXPECT_TRUE(s.can(produce(0, 2)));
+  EXPECT_FALSE(s.can(produce(0, 2)));
   ASSERT_TRUE(s.apply(produce(0, 1)));
   EXPECT_EQ(s.state().producer.retries, 1);
+  // Retries spent: the second answer reaches the application, which may send the next.
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotEnoughReplicas);
   EXPECT_FALSE(s.can(produce(0, 1))) << "bounds.max_retries=1 is used up";
+  EXPECT_TRUE(s.can(produce(0, 2)));
 }
 
 TEST(ProduceAction, AcksAllAfterAppendWhenTheIsrShrankMeanwhile) {
@@ -72,7 +77,9 @@ TEST(ProduceAction, AcksAllAfterAppendWhenTheIsrShrankMeanwhile) {
   ASSERT_TRUE(s.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0), shrink_isr(0, 2)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
   // kip-966 freezes the HW below min ISR, so switch that off to see the HW pass the batch.
-  Scenario t({"min_insync_replicas=2", "fixes.hw_frozen_below_min_isr=false"});
+  // Retries 0, not idempotent: the application sees the answer.
+  Scenario t({"min_insync_replicas=2", "fixes.hw_frozen_below_min_isr=false", "idempotence=false",
+              "bounds.max_retries=0"});
   ASSERT_TRUE(t.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0), shrink_isr(0, 2), alter_partition(0)}));
   EXPECT_EQ(t.controller().isr, nodes({0}));
   EXPECT_EQ(t.replica(0).hw, 1);
@@ -393,23 +400,49 @@ TEST(UnfenceBrokerAction, AHealedBrokerIsUnfencedWithTheSameEpoch) {
   EXPECT_EQ(s.controller().isr, nodes({0, 2}));
 }
 
-// ISR {0,1}, then 0 and 1 crash: with ELR both end in the ELR, fenced, and the
-// partition has no leader. Needs dedicated voters for the controller to survive.
-::testing::AssertionResult lose_both_isr_members(Scenario& s) {
+// ISR {0,1}, then 0 and 1 crash. Needs dedicated voters for the controller to survive.
+// `leader_after` is whom the fencing of 1, the last ISR member, elects.
+::testing::AssertionResult lose_both_isr_members(Scenario& s, int leader_after) {
   return s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
                 crash(0, StopKind::Kill), fence_broker(0, 1), crash(1, StopKind::Kill),
-                fence_broker(1, kNoNode)});
+                fence_broker(1, leader_after)});
 }
 
-TEST(UncleanElectionAction, OnlyWhenEnabledAndNoIsrOrElrCandidate) {
+// With unclean.leader.election.enable on, the change that fences the last ISR member
+// also elects the out-of-sync replica: ReplicationControlManager.generateLeaderAndIsrUpdates
+// (from handleBrokerFenced) builds it with PartitionChangeBuilder.Election.UNCLEAN, and
+// electAnyLeader takes the first acceptable replica, in one PartitionChangeRecord. So
+// the leader epoch is bumped once (1 -> 2), not twice through "no leader" (observed on
+// Kafka 4.4.0: docs/conformance.md, divergence 2). The model used to fence to "no
+// leader" (epoch 2) and elect in a separate UncleanElection step (epoch 3).
+TEST(UncleanElectionAction, TopicConfigElectsInTheFencingChange) {
+  Scenario on({"controller.placement=dedicated", "faults.max_crashes=2", "unclean_leader_election=true"});
+  ASSERT_TRUE(on.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
+                      crash(0, StopKind::Kill), fence_broker(0, 1), crash(1, StopKind::Kill)}));
+  ASSERT_EQ(on.controller().leader_epoch, 1);
+  EXPECT_EQ(on.matching(Step{ActionKind::FenceBroker, 1}).size(), 1u) << "only the fencing that elects 2";
+  EXPECT_FALSE(on.can(fence_broker(1, kNoNode))) << "no leaderless step in between";
+  ASSERT_TRUE(on.apply(fence_broker(1, 2)));
+  EXPECT_EQ(on.controller().leader, 2);
+  EXPECT_EQ(on.controller().leader_epoch, 2) << "one bump for the unclean election: 1 -> 2";
+  EXPECT_EQ(on.controller().isr, nodes({2}));
+  EXPECT_EQ(on.controller().elr, 0);
+  EXPECT_EQ(on.controller().unclean_elected, 1);
+  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "the admin election is off";
+}
+
+// The separate UncleanElection step is an operator's Admin.electLeaders(ElectionType.UNCLEAN)
+// (ReplicationControlManager.electLeader): only on a leaderless partition, whatever the
+// topic config, and only when asked for (admin_unclean_election).
+TEST(UncleanElectionAction, AdminElectionOnlyWhenEnabledAndLeaderless) {
   const std::vector<std::string> base = {"controller.placement=dedicated", "faults.max_crashes=2"};
-  std::vector<std::string> with_unclean = base;
-  with_unclean.push_back("unclean_leader_election=true");
+  std::vector<std::string> with_admin = base;
+  with_admin.push_back("admin_unclean_election=true");
   Scenario off(base);
-  Scenario on(with_unclean);
-  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "there is a leader";
-  ASSERT_TRUE(lose_both_isr_members(off));
-  ASSERT_TRUE(lose_both_isr_members(on));
+  Scenario on(with_admin);
+  EXPECT_EQ(on.count(ActionKind::UncleanElection), 0) << "there is a leader (ELECTION_NOT_NEEDED)";
+  ASSERT_TRUE(lose_both_isr_members(off, kNoNode));
+  ASSERT_TRUE(lose_both_isr_members(on, kNoNode)) << "the topic config is off: the partition goes leaderless";
   ASSERT_EQ(on.controller().leader, kNoNode);
   ASSERT_EQ(on.controller().isr, 0);
   ASSERT_EQ(on.controller().elr, nodes({0, 1}));
@@ -426,7 +459,7 @@ TEST(UncleanElectionAction, OnlyWhenEnabledAndNoIsrOrElrCandidate) {
 
 TEST(UncleanElectionAction, NotWhileAnElrMemberCanBeElected) {
   Scenario s({"controller.placement=dedicated", "faults.max_crashes=2", "faults.max_clean_shutdowns=1",
-              "unclean_leader_election=true"});
+              "admin_unclean_election=true"});
   // Broker 1 stops cleanly, so it stays in the ELR across its restart (KIP-966).
   ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
                      crash(1, StopKind::Clean, 0), crash(0, StopKind::Kill), fence_broker(0, kNoNode)}));
@@ -437,6 +470,22 @@ TEST(UncleanElectionAction, NotWhileAnElrMemberCanBeElected) {
   ASSERT_TRUE(s.apply(register_broker(1, 1))) << "the clean ELR member is elected";
   EXPECT_EQ(s.controller().unclean_elected, 0);
   EXPECT_EQ(s.count(ActionKind::UncleanElection), 0);
+}
+
+// With the topic config on, fenced ELR members do not hold the election back:
+// electAnyLeader tries the ELR (isValidNewLeader needs an acceptable replica) and then,
+// for Election.UNCLEAN, the first acceptable replica, in the fencing change itself.
+TEST(UncleanElectionAction, TopicConfigDoesNotWaitForFencedElrMembers) {
+  Scenario s({"controller.placement=dedicated", "faults.max_crashes=2", "faults.max_clean_shutdowns=1",
+              "unclean_leader_election=true"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), shrink_isr(0, 2), alter_partition(0),
+                     crash(1, StopKind::Clean, 0), crash(0, StopKind::Kill)}));
+  ASSERT_EQ(s.controller().elr, nodes({1}));
+  EXPECT_FALSE(s.can(fence_broker(0, kNoNode)));
+  ASSERT_TRUE(s.apply(fence_broker(0, 2)));
+  EXPECT_EQ(s.controller().leader_epoch, 1) << "one bump: 0 -> 1";
+  EXPECT_EQ(s.controller().elr, 0) << "maybeUpdateRecordElr clears the ELR at an unclean election";
+  EXPECT_EQ(s.controller().unclean_elected, 1);
 }
 
 TEST(PreferredElectionAction, OnlyWithinTheLeaderMoveBound) {
@@ -483,7 +532,7 @@ TEST(MetadataUpdateAction, MakesTheElectedBrokerLeaderAndTheOthersFollowers) {
 }
 
 TEST(MetadataUpdateAction, ADemotedLeaderAnswersItsParkedProduceWithNotLeader) {
-  Scenario s({"bounds.max_leader_moves=1"});
+  Scenario s({"bounds.max_leader_moves=1", "idempotence=false", "bounds.max_retries=0"});
   ASSERT_TRUE(s.run({produce(0, 1), preferred_election(1)}));
   EXPECT_TRUE(rules::believes_leader(s.state(), 0)) << "not yet told";
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);

@@ -43,6 +43,49 @@ TEST(CheckCli, HoldsExitsZeroWithTheSummary) {
   std::remove(json_file.c_str());
 }
 
+// Issue 12 point 6: the summary opens with what was checked in Kafka's terms, says that
+// HOLDS covers these bounds only (naming those reached), gives each property its one-line
+// description, and --explain says what the figures mean.
+TEST(CheckCli, SummaryStartsWithTheConfigurationInKafkaTerms) {
+  const Result r = run("check " + kNoFaults + " --set acks=1 --set unclean_leader_election=true "
+                       "--set properties=no-acked-loss,strong-isr --quiet --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;  // without a failure nothing is lost
+  EXPECT_EQ(r.out.rfind("checked: one partition on 3 brokers (partition model)\n", 0), 0u) << r.out;
+  for (const char* part : {"replication.factor=3, min.insync.replicas=2, producer acks=1",
+                           "unclean.leader.election.enable=true, eligible leader replicas (KIP-966) on",
+                           "controller: KRaft, 3 voters on the brokers (combined mode); protocol kip-966",
+                           "faults, at most: 0 node stops", "bounds: 1 record produced, leader epoch <= 3",
+                           "  no-acked-loss  an acknowledged write (any acks) stays in the log of every later leader\n",
+                           "  strong-isr     everything below the leader's high watermark is on every ISR member\n",
+                           "what the figures mean", "fingerprint collision probability\n",
+                           "states are stored as 64-bit hashes"}) {
+    EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
+  }
+  // The configuration comes before the verdict.
+  EXPECT_LT(r.out.find("faults, at most"), r.out.find("verdict: HOLDS"));
+
+  const Result holds = run("check " + kNoFaults + " --quiet");
+  ASSERT_EQ(holds.exit_code, 0) << holds.out << holds.err;
+  EXPECT_TRUE(contains(holds.out, "verdict: HOLDS within these bounds: ")) << holds.out;
+  EXPECT_TRUE(contains(holds.out, "bounds reached: bounds.max_records")) << holds.out;
+  EXPECT_TRUE(contains(holds.out, "HOLDS means within these bounds only")) << holds.out;
+  EXPECT_FALSE(contains(holds.out, "what the figures mean")) << holds.out;  // only with --explain
+  // Fits a terminal, apart from the verdict line's own figures.
+  std::istringstream lines(holds.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("verdict: ", 0) != 0) {
+      EXPECT_LE(line.size(), 120u) << line;
+    }
+  }
+}
+
+TEST(CheckCli, KraftSummaryNamesTheQuorum) {
+  const Result r = run("check --model kraft --set faults.max_crashes=0 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("checked: the KRaft controller quorum alone, 3 voters (kraft model)", 0), 0u) << r.out;
+  EXPECT_TRUE(contains(r.out, "  single-controller-per-epoch   at most one voter is elected leader")) << r.out;
+}
+
 TEST(CheckCli, SymmetryAndThreadsDoNotChangeTheVerdict) {
   const std::string a = temp_path(".json");
   const std::string b = temp_path(".json");

@@ -28,6 +28,40 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// Issue 12 point 6: --version names the version, the git revision the binary was built
+// from (read at build time) and the build type.
+TEST(Cli, VersionNamesTheRevisionAndBuildType) {
+  const Result r = run("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string prefix = "isrcheck 0.1.0 (revision ";
+  ASSERT_EQ(r.out.rfind(prefix, 0), 0u) << r.out;
+  // "Release build)", or "Release, AddressSanitizer + UBSan build)" in build-asan/.
+  EXPECT_NE(r.out.find(", Release"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" build)\n"), std::string::npos) << r.out;
+  // In a git checkout the revision is HEAD's (the test binary is rebuilt with isrcheck).
+  const Result head = isr::trace_test::run_shell(std::string("git -C '") + ISRCHECK_SOURCE_DIR +
+                                                 "' rev-parse --short=12 HEAD");
+  if (head.exit_code == 0 && head.out.size() >= 12) {
+    EXPECT_EQ(r.out.substr(prefix.size(), 12), head.out.substr(0, 12)) << r.out;
+  }
+}
+
+// Outside a git checkout (a tarball) the revision says so instead of failing the build.
+TEST(Cli, VersionOutsideGitSaysUnknown) {
+  const std::string dir = temp_path("_nogit");
+  const std::string out = dir + "/revision.cc";
+  const Result r = isr::trace_test::run_shell(
+      "mkdir -p '" + dir + "' && cmake -DSOURCE_DIR='" + dir + "' -DOUTPUT='" + out +
+      "' -DVERSION=0.1.0 -DBUILD_TYPE=Release -DSANITIZE=OFF -P '" + ISRCHECK_SOURCE_DIR +
+      "/scripts/revision.cmake'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = slurp(out);
+  EXPECT_NE(text.find("kRevision = \"unknown (not built from a git checkout)\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kBuildType = \"Release\""), std::string::npos) << text;
+  std::remove(out.c_str());
+  std::remove(dir.c_str());
+}
+
 TEST(Cli, DescribePrintsTheResolvedDefaultConfiguration) {
   const Result r = run("describe");
   ASSERT_EQ(r.exit_code, 0) << r.err;

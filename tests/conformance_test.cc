@@ -65,7 +65,7 @@ TEST(Steering, FollowersThatFetchInTheNextWaitAreNotHeld) {
 TEST(Steering, AHoldSpanningAWaitIsACutOfTheBrokersSide) {
   // Unclean election: the follower never gets record 1, and the trace waits (ISR shrink)
   // while the leader lives: a pause would get it fenced, so it is cut from replication.
-  const SteeringPlan plan = plan_steering(suite_scenario("open/e-unclean-rf2-acked-lost"));
+  const SteeringPlan plan = plan_steering(suite_scenario("e-unclean-rf2-acked-lost"));
   ASSERT_EQ(plan.steps.count(1), 1u);
   EXPECT_EQ(plan.steps.at(1).before[0].kind, SteerAction::Kind::Cut);
   EXPECT_EQ(plan.steps.at(1).before[0].node, 1);

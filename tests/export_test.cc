@@ -185,8 +185,10 @@ json hand_trace(const std::vector<std::string>& overrides, const std::vector<jso
 
 TEST(ExportScenario, RejectedSendCarriesTheKafkaError) {
   // RF 2, min ISR 2: the follower dies, the controller shrinks the ISR to the leader,
-  // and the next acks=all send is refused before the append.
-  const json trace = hand_trace({"replication_factor=2", "min_insync_replicas=2", "faults.max_lossy_crashes=0"},
+  // and the next acks=all send is refused before the append. Idempotence off and retries
+  // 0, so that the application sees the broker's answer (an idempotent producer retries it).
+  const json trace = hand_trace({"replication_factor=2", "min_insync_replicas=2", "faults.max_lossy_crashes=0",
+                                 "idempotence=false", "bounds.max_retries=0"},
                                 {{{"kind", "Crash"}, {"node", 1}, {"mode", "kill"}},
                                  {{"kind", "FenceBroker"}, {"broker", 1}},
                                  {{"kind", "MetadataUpdate"}, {"broker", 0}},
@@ -209,6 +211,7 @@ TEST(ExportScenario, RejectedSendCarriesTheKafkaError) {
   EXPECT_EQ(counterexamples::kafka_send_result("timed-out"), "REQUEST_TIMED_OUT");
   EXPECT_EQ(counterexamples::kafka_send_result("not-leader"), "NOT_LEADER_OR_FOLLOWER");
   EXPECT_EQ(counterexamples::kafka_send_result("in-flight"), "pending");
+  EXPECT_EQ(counterexamples::kafka_send_result("retrying"), "pending") << "the client retries inside send()";
 }
 
 TEST(ExportScenario, ModelAdapterReproducesTheScenario) {

@@ -177,7 +177,7 @@ TEST(Matrix, CellConfigurationAndOverrides) {
   EXPECT_EQ(config.faults.max_lossy_crashes, 2);
   EXPECT_EQ(config.faults.max_disk_losses, 0);
   EXPECT_FALSE(config.consumer);
-  EXPECT_EQ(config.properties, std::vector<std::string>{"no-acked-loss"});
+  EXPECT_EQ(config.properties, (std::vector<std::string>{"no-acked-loss", "no-committed-loss-globally"}));
   // Bounds come from the base; keys the matrix sweeps cannot be overridden.
   const auto bounded = isr::analysis::matrix_cell_config(nlohmann::json::object(), {"bounds.max_records=2"}, c);
   EXPECT_EQ(bounded.bounds.max_records, 2);
@@ -223,7 +223,7 @@ TEST(Matrix, SecondRunReadsTheCacheAndAModelChangeInvalidatesIt) {
   }
   EXPECT_EQ(isr::analysis::run_matrix(cells, options).computed, 3);
   // The default salt fingerprints the executable.
-  EXPECT_TRUE(isr::analysis::matrix_model_salt().starts_with("isrcheck-matrix-cache-v1:"));
+  EXPECT_TRUE(isr::analysis::matrix_model_salt().starts_with("isrcheck-matrix-cache-v2:"));
   EXPECT_GT(isr::analysis::matrix_model_salt().size(), 30u);
   std::filesystem::remove_all(options.cache_dir);
 }
@@ -272,7 +272,18 @@ TEST(Matrix, ReportsShowTheGridAndLinkEveryRedCell) {
     EXPECT_EQ(html.compare(at + 22, 15, "sequenceDiagram"), 0) << html.substr(at, 80);
   }
   EXPECT_EQ(diagrams, 3u);
-  EXPECT_EQ(html.find("<script src="), std::string::npos);  // no external script but the mermaid module
+  // Nothing from the network (the diagrams stay as source without a renderer) ...
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("cdn."), std::string::npos);
+  // ... and a given renderer is embedded in the page, then run on the diagrams.
+  const std::string renderer = "globalThis.mermaid = { /* stand-in */ };";
+  const std::string embedded = isr::analysis::render_matrix_html(r, renderer);
+  EXPECT_NE(embedded.find("<script>\n" + renderer + "\n</script>"), std::string::npos);
+  EXPECT_NE(embedded.find("mermaid.run({ querySelector: 'pre.mermaid' })"), std::string::npos);
+  EXPECT_EQ(embedded.find("<script src="), std::string::npos);
+  EXPECT_EQ(embedded.find("import "), std::string::npos);
+  // A script that would end the <script> element early is refused, not mangled.
+  EXPECT_THROW(isr::analysis::render_matrix_html(r, "let s = '</SCRIPT>';"), std::invalid_argument);
 
   const std::string markdown = isr::analysis::render_matrix_table(r, isr::analysis::MatrixFormat::Markdown);
   EXPECT_NE(markdown.find("| RF | min ISR |"), std::string::npos) << markdown;
@@ -285,19 +296,67 @@ TEST(Matrix, ReportsShowTheGridAndLinkEveryRedCell) {
   EXPECT_TRUE(j.at("cells")[0].at("durability").contains("trace"));
 }
 
+// Issue 12 point 7: RF 1 and a power loss, without KIP-966's LastKnownELR (Kafka before
+// 3.7): no leader is ever elected without the acked write, because the partition stays
+// offline, so no-acked-loss holds; but the write is on no replica. The grid says GONE,
+// not "ok", and links the trace like a red cell's.
+TEST(Matrix, SaysWhenDataIsGoneThoughNoAckedWriteWasLost) {
+  MatrixOptions options;
+  options.jobs = 1;
+  options.max_states = 200'000;
+  options.overrides = {"fixes.last_known_elr=false"};
+  const MatrixResult r = isr::analysis::run_matrix({cell(1, 1, Acks::All, true, 1, true)}, options);
+  ASSERT_EQ(r.cells.size(), 1u);
+  const CellResult& c = r.cells[0];
+  EXPECT_EQ(c.durability, isr::analysis::Durability::DataGone);
+  EXPECT_FALSE(c.red());
+  EXPECT_EQ(r.red, 0);
+  EXPECT_EQ(r.gone, 1);
+  EXPECT_EQ(c.trace.at("property"), "no-committed-loss-globally");
+  const std::string text = isr::analysis::render_matrix_table(r, isr::analysis::MatrixFormat::Text);
+  EXPECT_NE(text.find("GONE/" + std::to_string(c.trace_steps)), std::string::npos) << text;
+  EXPECT_NE(text.find("1 data gone"), std::string::npos) << text;
+  const std::string html = isr::analysis::render_matrix_html(r);
+  EXPECT_NE(html.find("<td class=\"gone\""), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#" + c.cell.id() + "\">"), std::string::npos);
+  EXPECT_NE(html.find("the data is physically gone"), std::string::npos);
+  const nlohmann::json j = isr::analysis::matrix_to_json(r);
+  EXPECT_EQ(j.at("cells")[0].at("durability").at("verdict"), "data-gone");
+  EXPECT_TRUE(j.at("cells")[0].at("durability").contains("trace"));
+
+  // With Kafka 4.x's rules the same cell is an acked loss (the last known leader is
+  // elected once back), and a cell that keeps its data stays "ok".
+  options.overrides.clear();
+  const MatrixResult now = isr::analysis::run_matrix(
+      {cell(1, 1, Acks::All, true, 1, true), cell(2, 2, Acks::All, true, 1, true)}, options);
+  EXPECT_TRUE(now.cells[0].red());
+  EXPECT_EQ(now.cells[1].durability, isr::analysis::Durability::NoAckedLoss);
+}
+
 TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
   const std::string cache = temp_dir();
   const std::string html = isr::trace_test::temp_path(".html");
   const std::string json_file = isr::trace_test::temp_path(".json");
   const std::string small = "matrix --rf 1-2 --min-isr 1 --acks all --unclean off --elr off --failures 1 --lossy on "
                             "--jobs 2 --cache '" + cache + "'";
-  const auto ok = isr::trace_test::run_isrcheck(small + " --html '" + html + "' --json '" + json_file + "'");
+  // A stand-in renderer: the real one (scripts/fetch-mermaid.sh) is tested in a browser
+  // (tests/browser/matrix_report.sh).
+  const std::string renderer = isr::trace_test::write_temp("globalThis.mermaid = {};", ".js");
+  const auto ok = isr::trace_test::run_isrcheck(small + " --html '" + html + "' --mermaid-js '" + renderer +
+                                                "' --json '" + json_file + "'");
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("LOSS/"), std::string::npos) << ok.out;
   EXPECT_NE(ok.err.find("2/2 cells"), std::string::npos) << ok.err;  // the progress bar
   const auto j = nlohmann::json::parse(isr::trace_test::slurp(json_file));
   EXPECT_EQ(j.at("summary").at("computed"), 2);
   EXPECT_NE(isr::trace_test::slurp(html).find("<table class=\"grid\">"), std::string::npos);
+  EXPECT_NE(isr::trace_test::slurp(html).find("<script>\nglobalThis.mermaid = {};\n</script>"), std::string::npos);
+  // A missing renderer is bad input, named before the sweep runs.
+  const auto no_renderer = isr::trace_test::run_isrcheck(small + " --quiet --html '" + html +
+                                                         "' --mermaid-js /nonexistent/mermaid.min.js");
+  EXPECT_EQ(no_renderer.exit_code, 2) << no_renderer.err;
+  EXPECT_NE(no_renderer.err.find("--mermaid-js"), std::string::npos) << no_renderer.err;
+  EXPECT_NE(no_renderer.err.find("scripts/fetch-mermaid.sh"), std::string::npos) << no_renderer.err;
   const auto again = isr::trace_test::run_isrcheck(small + " --quiet --format markdown --json '" + json_file + "'");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(isr::trace_test::slurp(json_file)).at("summary").at("cache_hits"), 2);
@@ -320,6 +379,7 @@ TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
   std::filesystem::remove_all(cache);
   std::remove(html.c_str());
   std::remove(json_file.c_str());
+  std::remove(renderer.c_str());
 }
 
 }  // namespace

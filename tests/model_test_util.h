@@ -345,7 +345,7 @@ inline const std::vector<NamedConfig>& walk_configs() {
       {"dedicated", {"controller.placement=dedicated", "faults.max_crashes=3", "faults.max_network_cuts=2",
                      "faults.max_clean_shutdowns=1", "bounds.max_leader_moves=1"}},
       {"rf2-of-3", {"brokers=4", "replication_factor=2", "acks=all", "faults.max_crashes=2",
-                    "faults.max_network_cuts=1", "unclean_leader_election=true"}},
+                    "faults.max_network_cuts=1", "admin_unclean_election=true"}},
       // The ZooKeeper-mode controller with KIP-380 (bounces), clean shutdowns and cuts.
       {"kip-497-zk", {"protocol=kip-497", "faults.max_crashes=3", "faults.max_lossy_crashes=1",
                       "faults.max_clean_shutdowns=1", "faults.max_network_cuts=1"}},

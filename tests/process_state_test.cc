@@ -52,10 +52,16 @@ TEST(ProcessState, AParkedProduceRequestDiesWithAKilledLeader) {
 }
 
 TEST(ProcessState, AControlledShutdownAnswersTheParkedRequestWithNotLeader) {
-  Scenario s({"faults.max_crashes=1", "faults.max_clean_shutdowns=1"});
+  // Idempotence off, retries 0: the application sees the broker's answer.
+  Scenario s({"faults.max_crashes=1", "faults.max_clean_shutdowns=1", "idempotence=false", "bounds.max_retries=0"});
   ASSERT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Clean, 1)}));
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::NotLeader);
   EXPECT_EQ(s.state().producer.inflight_leader, kNoNode);
+  // An idempotent producer retries NOT_LEADER_OR_FOLLOWER inside the client (Sender.canRetry).
+  Scenario idem({"faults.max_crashes=1", "faults.max_clean_shutdowns=1", "idempotence=true"});
+  ASSERT_TRUE(idem.run({produce(0, 1), crash(0, StopKind::Clean, 1)}));
+  EXPECT_EQ(outcome(idem.state(), 1), SendOutcome::Retrying);
+  EXPECT_EQ(idem.state().producer.inflight_leader, kNoNode);
 }
 
 // The trace, shortened: record 2 waits at N0 for acks; N0 is killed and comes

@@ -58,7 +58,7 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
 }
 
 TEST(RenderText, HeaderNamesThePropertyAndTheKeyConfiguration) {
-  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::string text = render_text(load_fixture(kLossTrace), 0);  // unfolded: one line per item
   EXPECT_NE(text.find("Counterexample: no-acked-loss"), std::string::npos);
   EXPECT_NE(text.find("a write acknowledged to a producer"), std::string::npos);
   const std::string config = line_starting(text, "config:");
@@ -71,7 +71,7 @@ TEST(RenderText, HeaderNamesThePropertyAndTheKeyConfiguration) {
 
 TEST(RenderText, EveryStepNamesItsAction) {
   const json trace = load_fixture(kLossTrace);
-  const std::string text = render_text(trace);
+  const std::string text = render_text(trace, 0);  // unfolded: one line per item
   for (const json& step : trace["steps"]) {
     const std::string heading =
         "Step " + step["index"].dump() + ": " + step["action_name"].get<std::string>();
@@ -80,7 +80,7 @@ TEST(RenderText, EveryStepNamesItsAction) {
 }
 
 TEST(RenderText, MarksChangedFieldsAndOnlyThose) {
-  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::string text = render_text(load_fixture(kLossTrace), 0);  // unfolded: one line per item
   // Step 0 has nothing to compare with.
   const std::string step0 = step_section(text, 0);
   ASSERT_FALSE(step0.empty());
@@ -99,7 +99,7 @@ TEST(RenderText, MarksChangedFieldsAndOnlyThose) {
 }
 
 TEST(RenderText, SaysWhatChangedInWords) {
-  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::string text = render_text(load_fixture(kLossTrace), 0);  // unfolded: one line per item
   EXPECT_NE(line_starting(step_section(text, 1), "changed:").find("record 1: acked"), std::string::npos);
   EXPECT_NE(line_starting(step_section(text, 3), "changed:").find("node 0: crashed (kill -9"),
             std::string::npos);
@@ -110,7 +110,7 @@ TEST(RenderText, SaysWhatChangedInWords) {
 }
 
 TEST(RenderText, ShowsTheLogWithTheHighWatermark) {
-  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::string text = render_text(load_fixture(kLossTrace), 0);  // unfolded: one line per item
   EXPECT_NE(text.find("log (epoch:record, | = HW)"), std::string::npos);
   EXPECT_NE(line_starting(step_section(text, 2), "N0").find("| 1:r1"), std::string::npos);
   // The in-flight fetch response is visible at the follower.
@@ -119,7 +119,7 @@ TEST(RenderText, ShowsTheLogWithTheHighWatermark) {
 }
 
 TEST(RenderText, EndsWithTheViolationInOneSentence) {
-  const std::string text = render_text(load_fixture(kLossTrace));
+  const std::string text = render_text(load_fixture(kLossTrace), 0);  // unfolded: one line per item
   const std::vector<std::string> lines = lines_of(text);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back(),
@@ -155,7 +155,7 @@ TEST(RenderText, RendersUnknownFieldsGenerically) {
   }
   trace["steps"][2]["state"]["nodes"][1]["replica"]["segment_count"] = 2;
   trace["steps"][3]["state"]["transactions"]["open"] = 1;
-  const std::string text = render_text(trace);
+  const std::string text = render_text(trace, 0);  // unfolded: one line per item
   EXPECT_NE(text.find("rack-a"), std::string::npos);
   EXPECT_NE(text.find("segment_count"), std::string::npos);  // a column of its own
   const std::string changed = line_starting(step_section(text, 2), "changed:");
@@ -166,7 +166,7 @@ TEST(RenderText, RendersUnknownFieldsGenerically) {
 }
 
 TEST(RenderText, RendersAModelItKnowsNothingAbout) {
-  const std::string text = render_text(load_fixture(kGenericTrace));
+  const std::string text = render_text(load_fixture(kGenericTrace), 0);  // unfolded: one line per item
   EXPECT_NE(text.find("Counterexample: sum-below-limit"), std::string::npos);
   // No action_name in the file: built from the action JSON.
   EXPECT_NE(text.find("Step 1: IncX(by=2)"), std::string::npos);
@@ -346,7 +346,7 @@ json kraft_trace(const std::string& name = "kraft-hw-older-epoch") {
 TEST(RenderKraft, TextShowsEachVoterInKraftTerms) {
   const json trace = kraft_trace();
   ASSERT_EQ(trace.at("model"), "kraft");
-  const std::string text = render_text(trace);
+  const std::string text = render_text(trace, 0);  // unfolded: one line per item
   EXPECT_NE(text.find("model kraft, found by bfs, 13 steps"), std::string::npos) << text;
   EXPECT_NE(text.find("log entries are epoch:writer"), std::string::npos);
   // The KRaft column set, none of the partition model's.
@@ -389,7 +389,7 @@ TEST(RenderKraft, TextShowsEachVoterInKraftTerms) {
 }
 
 TEST(RenderKraft, TheDoubleVoteNamesBothLeadersOfTheEpoch) {
-  const std::string text = render_text(kraft_trace("kraft-vote-not-persisted"));
+  const std::string text = render_text(kraft_trace("kraft-vote-not-persisted"), 0);  // unfolded: one line per item
   EXPECT_NE(text.find("crashed (log and quorum-state file kept, in-memory state gone)"), std::string::npos) << text;
   EXPECT_NE(text.find("quorum: 2 leaders elected in epoch 1"), std::string::npos) << text;
   EXPECT_NE(text.find("were both elected leader (active controller) of epoch 1."), std::string::npos) << text;
@@ -432,7 +432,7 @@ void expect_no_raw_json(const std::string& text) {
 TEST(RenderCluster, TextShowsTheAppendedRecordAndWhyItIsNotCommitted) {
   const json trace = kraft_trace("cluster-uncommitted-metadata");
   ASSERT_EQ(trace.at("model"), "cluster");
-  const std::string text = render_text(trace);
+  const std::string text = render_text(trace, 0);  // unfolded: one line per item
   expect_no_raw_json(text);
   EXPECT_NE(text.find("KRaft bounds: epoch 2, lost responses 0, records 1"), std::string::npos) << text;
   // The partition part keeps the partition columns; the quorum is a table of voters.
@@ -512,7 +512,7 @@ json committed_decision_trace() {
 TEST(RenderCluster, ACommitSaysWhatBrokersMayNowSeeAndAnswersTheLeader) {
   const json trace = committed_decision_trace();
   ASSERT_NO_THROW(check_trace(trace));
-  const std::string text = render_text(trace);
+  const std::string text = render_text(trace, 0);  // unfolded: one line per item
   expect_no_raw_json(text);
   const std::string step3 = step_section(text, 3);
   EXPECT_NE(step3.find("controller N2: appended AlterPartition record PartitionChange(ISR [0,1] -> [0], "

@@ -245,6 +245,28 @@ Figures check(const std::vector<std::string>& overrides) {
   return {r.distinct_states, r.verdict == checker::Verdict::Holds, r.property};
 }
 
+// The ZooKeeper controller elects uncleanly in the write that handles the failure:
+// KafkaController.onReplicasBecomeOffline -> PartitionStateMachine
+// .triggerOnlinePartitionStateChange with OfflinePartitionLeaderElectionStrategy, whose
+// collectUncleanLeaderElectionState reads the topic's unclean.leader.election.enable
+// (3.9 branch): one leader-epoch bump, no leaderless write in between.
+TEST(ZookeeperController, AnUncleanElectionIsPartOfTheFailureHandling) {
+  Scenario s({"protocol=kip-497", "controller.placement=dedicated", "faults.max_crashes=2",
+              "unclean_leader_election=true"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), fetch_response(1), shrink_isr(0, 2),
+                     alter_partition(0)}));
+  ASSERT_EQ(s.controller().isr, nodes({0, 1}));
+  // Broker 0 is also the controller: broker 2 takes over.
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), session_expiry(0), controller_failover(2), fence_broker(0, 1),
+                     crash(1, StopKind::Kill), session_expiry(1)}));
+  const int epoch = s.controller().leader_epoch;
+  EXPECT_FALSE(s.can(fence_broker(1, kNoNode)));
+  ASSERT_TRUE(s.apply(fence_broker(1, 2)));
+  EXPECT_EQ(s.controller().leader, 2);
+  EXPECT_EQ(s.controller().leader_epoch, epoch + 1);
+  EXPECT_EQ(s.controller().unclean_elected, 1);
+}
+
 TEST(ZookeeperGenerations, DefaultModelWithKillCrashesPerGeneration) {
   // The default model (3 nodes combined, RF 3, min ISR 2, acks=all, one crash) with
   // kill -9 only, every default property. The ZooKeeper-era generations now run with the

@@ -256,6 +256,7 @@ bool is_harness_action(std::string_view kind) {
 std::string kafka_send_result(std::string_view outcome) {
   if (outcome == "acked") return "acked";
   if (outcome == "in-flight") return "pending";
+  if (outcome == "retrying") return "pending";  // the client retries inside send(): nothing seen yet
   if (outcome == "unsent") return "unsent";
   if (outcome == "not-enough-replicas") return "NOT_ENOUGH_REPLICAS";
   if (outcome == "not-enough-replicas-after-append") return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";

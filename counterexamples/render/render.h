@@ -24,6 +24,10 @@ std::optional<RenderFormat> parse_render_format(std::string_view name);
 
 // Every renderer expects a trace that passed check_trace (trace/trace_reader.h).
 std::string render_text(const nlohmann::json& trace);      // plain text, `*` marks changes
+// Plain text fitted to `width` columns (render_text: 120): wider node tables fold into
+// several, each starting with the node column, and longer lines wrap at a comma or a
+// space with a hanging indent. 0: no folding, one line per item.
+std::string render_text(const nlohmann::json& trace, size_t width);
 std::string render_markdown(const nlohmann::json& trace);  // tables, changes in **bold**
 std::string render_mermaid(const nlohmann::json& trace);   // a sequenceDiagram
 std::string render_dot(const nlohmann::json& trace);       // a Graphviz digraph of the steps

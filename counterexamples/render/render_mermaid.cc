@@ -29,6 +29,35 @@ std::string clean(const std::string& text) {
   return out;
 }
 
+// `text` with a line break at a space wherever a line would pass `width` characters, so
+// that a long note stays a readable box instead of one very wide line.
+std::string wrap(const std::string& text, size_t width) {
+  std::string out;
+  size_t line = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find_first_of(" \n", start), text.size());
+    const std::string word = text.substr(start, end - start);
+    if (line > 0 && line + 1 + word.size() > width) {
+      out += '\n';
+      line = 0;
+    } else if (line > 0) {
+      out += ' ';
+      ++line;
+    }
+    out += word;
+    line += word.size();
+    if (end < text.size() && text[end] == '\n') {
+      out += '\n';
+      line = 0;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+constexpr size_t kNoteWidth = 60;   // a note over one lane
+constexpr size_t kSpanWidth = 100;  // a note across every lane
+
 class Diagram {
  public:
   explicit Diagram(const json& trace) : trace_(trace), rendering_(rendering_for(trace)) {
@@ -41,7 +70,10 @@ class Diagram {
     }
     const json& initial = trace.at("steps")[0].at("state");
     has_producer_ = rendering_.client_lanes && (initial.contains("producer") || nodes.is_array());
-    has_consumer_ = rendering_.client_lanes && initial.contains("consumer");
+    // No Consumer lane when the configuration has no consumer (the state may still
+    // carry its empty position).
+    has_consumer_ = rendering_.client_lanes && initial.contains("consumer") &&
+                    field(field(trace, "config"), "consumer") != false;
     // The lane for the control plane; a model without one gets a neutral name.
     system_ = !rendering_.client_lanes                             ? rendering_.system_lane
               : initial.contains("controller") || nodes.is_array() ? rendering_.system_lane
@@ -55,11 +87,15 @@ class Diagram {
     out_ += "  participant " + system_ + "\n";
     for (const json& id : brokers_) out_ += "  participant " + node_name(id) + "\n";
     const json& steps = trace_.at("steps");
-    out_ += "  Note over " + span() + ": 0. " + clean(initial_summary(steps[0].at("state"))) + "\n";
+    // A note across several lanes may be wider than one over a single lane.
+    const size_t span_width = span().find(',') != std::string::npos ? kSpanWidth : kNoteWidth;
+    out_ += "  Note over " + span() + ": " + clean(wrap("0. " + initial_summary(steps[0].at("state")), span_width)) +
+            "\n";
     for (size_t i = 1; i < steps.size(); ++i) {
       render_step(i, steps[i - 1].at("state"), steps[i]);
     }
-    out_ += "  Note over " + span() + ": VIOLATED " + clean(rendering_.violation(trace_)) + "\n";
+    out_ += "  Note over " + span() + ": " + clean(wrap("VIOLATED " + rendering_.violation(trace_), span_width)) +
+            "\n";
     return out_;
   }
 
@@ -144,7 +180,9 @@ class Diagram {
       if (std::find(seen.begin(), seen.end(), over) != seen.end()) continue;
       seen.push_back(over);
       std::string text;
-      for (const std::string& line : notes_[over]) text += (text.empty() ? "" : "<br/>") + clean(line);
+      for (const std::string& line : notes_[over]) {
+        text += (text.empty() ? "" : "<br/>") + clean(wrap(line, kNoteWidth));
+      }
       out_ += "  Note over " + over + ": " + text + "\n";
     }
     for (const std::string& line : replies_) out_ += line;
@@ -285,6 +323,12 @@ class Diagram {
         const std::string lane = who(node_id);
         note(lane, lane == system_ ? node_name(node_id) + ": " + phrase.substr(colon + 2)
                                    : phrase.substr(colon + 2));
+      } else if (phrase.rfind("record ", 0) == 0 && phrase.ends_with(": " + outcome_words("in-flight"))) {
+        // acks=all, the ISR not caught up yet: the leader holds the request (Kafka's
+        // DelayedProduce in ReplicaManager.appendRecords) and sends no response until the
+        // acks are met or it times out, so this is a note at the broker, not a reply.
+        note(source.is_null() ? std::string("Producer") : who(source),
+             phrase.substr(0, phrase.find(':')) + " waits for the ISR's acks (no response yet)");
       } else if (phrase.rfind("record ", 0) == 0) {
         if (source.is_null()) note("Producer", phrase);
         else reply(who(source), "Producer", phrase);

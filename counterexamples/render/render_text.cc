@@ -19,6 +19,44 @@ namespace {
 
 enum class Style { Text, Markdown };
 
+// Text traces fit a terminal: wider tables fold, longer lines wrap (fit_lines).
+constexpr size_t kTextWidth = 120;
+
+// Wraps every line longer than `width` at a space (after ", " or "; " when there is one
+// far enough along), continuing 4 columns further in than the line starts.
+std::string fit_lines(const std::string& text, size_t width) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    const std::string hang(std::min(lead + 4, width / 2), ' ');
+    bool first = true;
+    while (line.size() > width) {
+      const size_t floor = (first ? lead : hang.size()) + 20;
+      size_t cut = std::string::npos;
+      for (const char* mark : {", ", "; ", " "}) {
+        const size_t at = line.rfind(mark, width - 1);
+        if (at != std::string::npos && at > floor) {
+          cut = at + (mark[0] == ' ' ? 0 : 1);
+          break;
+        }
+      }
+      if (cut == std::string::npos) break;  // one unbreakable word: leave it long
+      out += line.substr(0, cut) + "\n";
+      const size_t rest = line.find_first_not_of(' ', cut);
+      line = hang + (rest == std::string::npos ? "" : line.substr(rest));
+      first = false;
+    }
+    out += line;
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 const std::set<std::string> kNodeKeys = {"id", "broker", "voter", "alive", "last_stop",
                                          "broker_epoch", "cut", "replica"};
 const std::set<std::string> kReplicaKeys = {"role", "log", "leo", "hw", "hw_checkpoint",
@@ -168,7 +206,7 @@ Table node_table(const std::vector<Column>& columns, const json& nodes, const js
 }
 
 std::string format_table(const std::vector<Column>& columns, const Table& table, Style style,
-                         const std::string& indent) {
+                         const std::string& indent, size_t width) {
   std::vector<std::string> titles;
   for (const Column& column : columns) titles.push_back(column.title);
   std::string out;
@@ -192,19 +230,36 @@ std::string format_table(const std::vector<Column>& columns, const Table& table,
     widths[c] = titles[c].size();
     for (const auto& row : table.rows) widths[c] = std::max(widths[c], row[c].size());
   }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = indent;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      text += cells[c];
-      if (c + 1 < cells.size()) text += std::string(widths[c] - cells[c].size() + 2, ' ');
+  // Folded to fit a terminal: when the columns are wider than `width` together, they
+  // go in several tables one under the other, each starting with the first column (the
+  // node), so that every row is still named.
+  std::vector<std::vector<size_t>> groups(1);
+  size_t used = indent.size();
+  for (size_t c = 0; c < titles.size(); ++c) {
+    const size_t need = (groups.back().empty() ? 0 : 2) + widths[c];
+    if (width > 0 && c > 0 && groups.back().size() > 1 && used + need > width) {
+      groups.push_back({0});
+      used = indent.size() + widths[0];
     }
-    out += text + "\n";
-  };
-  line(titles);
-  std::vector<std::string> rule;
-  for (size_t w : widths) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& row : table.rows) line(row);
+    groups.back().push_back(c);
+    used += (groups.back().size() == 1 ? widths[c] : need);
+  }
+  for (const std::vector<size_t>& group : groups) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string text = indent;
+      for (size_t g = 0; g < group.size(); ++g) {
+        const size_t c = group[g];
+        text += cells[c];
+        if (g + 1 < group.size()) text += std::string(widths[c] - cells[c].size() + 2, ' ');
+      }
+      out += text + "\n";
+    };
+    line(titles);
+    std::vector<std::string> rule;
+    for (size_t w : widths) rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const auto& row : table.rows) line(row);
+  }
   return out;
 }
 
@@ -289,7 +344,7 @@ std::string node_kinds(const json& state) {
   return join(parts, ", ");
 }
 
-std::string render(const json& trace, Style style) {
+std::string render(const json& trace, Style style, size_t width = 0) {
   const ModelRendering& rendering = rendering_for(trace);
   const json& steps = trace.at("steps");
   const bool md = style == Style::Markdown;
@@ -355,7 +410,7 @@ std::string render(const json& trace, Style style) {
       out += format_table(columns,
                           node_table(columns, field(state, "nodes"),
                                      previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
-                          style, indent);
+                          style, indent, width);
       if (md) out += "\n";
     }
     for (size_t t = 0; t < rendering.tables.size(); ++t) {
@@ -366,7 +421,7 @@ std::string render(const json& trace, Style style) {
       out += md ? std::string(table.title) + ":\n\n" : indent + table.title + ":\n";
       out += format_table(table_columns[t],
                           node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
-                          style, indent);
+                          style, indent, width);
       if (md) out += "\n";
     }
 
@@ -401,7 +456,10 @@ std::string render(const json& trace, Style style) {
 
 }  // namespace
 
-std::string render_text(const json& trace) { return render(trace, Style::Text); }
+std::string render_text(const json& trace) { return render_text(trace, kTextWidth); }
+std::string render_text(const json& trace, size_t width) {
+  return width == 0 ? render(trace, Style::Text, 0) : fit_lines(render(trace, Style::Text, width), width);
+}
 std::string render_markdown(const json& trace) { return render(trace, Style::Markdown); }
 
 }  // namespace isr::counterexamples

@@ -580,6 +580,7 @@ std::string outcome_words(const std::string& outcome) {
     return "failed with NOT_ENOUGH_REPLICAS_AFTER_APPEND (but appended)";
   if (outcome == "timed-out") return "timed out (REQUEST_TIMED_OUT: outcome unknown)";
   if (outcome == "not-leader") return "failed with NOT_LEADER_OR_FOLLOWER";
+  if (outcome == "retrying") return "retrying inside the client (a retriable error the application does not see)";
   return outcome;
 }
 
