@@ -3,11 +3,13 @@
 // It satisfies checker::Model, so every engine in checker/ explores it without knowing
 // Kafka. The rules themselves live in one file per concern (see docs/model.md):
 //   spec/produce.cc       producer requests, appends, acks (ReplicaManager.appendRecords)
-//   spec/replication.cc   fetch, fetch responses, truncation, HW (Partition, ReplicaFetcher)
+//   spec/replication.cc   fetch, fetch responses, truncation (Partition, ReplicaFetcher)
+//   spec/high_watermark.cc the leader's HW and delayed produce (maybeIncrementLeaderHW)
 //   spec/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
 //   spec/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
 //   spec/zookeeper.cc     the ZooKeeper-mode controller (sessions, BrokerChange, zkVersion)
-//   spec/cluster.cc       shared facts (quorum, reachability), log operations, the HW
+//   spec/queries.cc       shared facts (quorum, reachability, acting leader, maximal ISR)
+//   spec/log.cc           log operations: append (and flush policy), truncate
 //   spec/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
 //   spec/consumer.cc      consumer reads
 //   spec/symmetry.cc      canonical form under permutations of interchangeable nodes
