@@ -120,4 +120,24 @@ std::string log_text(const json& replica) {
   return join(parts, " ");
 }
 
+std::string kraft_entry(const json& entry) {
+  if (entry.is_array() && entry.size() == 2) return compact(entry[0]) + ":" + node_name(entry[1]);
+  return compact(entry);
+}
+
+std::string kraft_log(const json& node) {
+  const json& log = field(node, "log");
+  if (!log.is_array()) return compact(log);
+  const json& hw_value = field(node, "hw");
+  const long long hw = hw_value.is_number_integer() ? hw_value.get<long long>() : -1;
+  if (log.empty()) return "(empty)";
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (hw > 0 && static_cast<long long>(i) == hw) parts.push_back("|");
+    parts.push_back(kraft_entry(log[i]));
+  }
+  if (hw == static_cast<long long>(log.size())) parts.push_back("|");
+  return join(parts, " ");
+}
+
 }  // namespace isr::properties

@@ -38,4 +38,9 @@ const nlohmann::json* node_by_id(const nlohmann::json& state, const nlohmann::js
 std::vector<std::string> acked_records(const nlohmann::json& state);
 bool holds_record(const nlohmann::json& replica, const std::string& record);
 
+// The KRaft model's metadata log entry [epoch, writer] as "2:N1", and a voter's log with
+// its HW marked.
+std::string kraft_entry(const nlohmann::json& entry);
+std::string kraft_log(const nlohmann::json& voter);
+
 }  // namespace isr::properties
