@@ -136,7 +136,8 @@ cut::NetworkSide side_of(const std::string& side, const std::string& field) {
   throw std::invalid_argument(field + ": unknown side \"" + side + "\"; allowed: quorum, brokers, clients");
 }
 
-const char* const kOps[] = {"produce", "expire_send", "crash", "restart", "cut", "heal", "consume", "elect_preferred", "wait"};
+const char* const kOps[] = {"produce", "expire_send", "crash", "restart", "cut",  "heal",
+                            "consume", "elect_preferred", "pause", "resume", "wait"};
 
 }  // namespace
 
@@ -178,7 +179,7 @@ void validate_scenario(const json& s) {
     if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) {
       throw std::invalid_argument(f + ".op: unknown op \"" + op +
                                   "\"; allowed: produce, expire_send, crash, restart, cut, heal, consume, "
-                                  "elect_preferred, wait");
+                                  "elect_preferred, pause, resume, wait");
     }
     if (op == "wait") condition_of(st.value("until", json()), f + ".until");
     if (op == "crash") crash_kind(st.value("kind", ""), f + ".kind");
@@ -240,8 +241,9 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         if (!wait_for(st["until"], "steps[" + std::to_string(current - 1) + "].until")) goto done;
       } else if (op == "produce" || op == "expire_send") {
         const int record = st.value("record", 0);
-        const cut::SendResult got = op == "produce" ? cluster->produce(record, st.value("broker", 0))
-                                                    : cluster->expire_send(record);
+        const cut::SendResult got = op == "expire_send"                 ? cluster->expire_send(record)
+                                    : st.value("response_lost", false) ? cluster->produce_response_lost(record, st.value("broker", 0))
+                                                                       : cluster->produce(record, st.value("broker", 0));
         const std::string expect = st.value("expect", "");
         if (expect != cut::send_result_name(got)) {
           diverge(current, current_text, "send of record " + std::to_string(record) + " " + expect,
@@ -271,6 +273,10 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         cluster->heal(st.value("node", 0), side_of(st.value("side", ""), "side"));
       } else if (op == "elect_preferred") {
         cluster->elect_preferred(st.value("leader", 0));
+      } else if (op == "pause") {
+        cluster->pause(st.value("node", 0));
+      } else if (op == "resume") {
+        cluster->resume(st.value("node", 0));
       }
       ++r.steps_run;
     }

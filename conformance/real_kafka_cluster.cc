@@ -219,12 +219,17 @@ void RealKafkaCluster::run(const SteerAction& a) {
   const milliseconds budget(15000);
   switch (a.kind) {
     case SteerAction::Kind::Pause:
-      session_.call({{"op", "pause"}, {"node", a.node}}, budget);
-      session_.note_paused(a.node, true);
+      steer_paused_.insert(a.node);
+      signal(a.node, true);
       break;
     case SteerAction::Kind::Resume:
-      session_.call({{"op", "resume"}, {"node", a.node}}, budget);
-      session_.note_paused(a.node, false);
+      steer_paused_.erase(a.node);
+      if (scenario_paused_.count(a.node)) {
+        notes_.push_back("steering's hold of N" + std::to_string(a.node) +
+                         " ends while the scenario keeps it paused: not continued");
+        return;
+      }
+      signal(a.node, false);
       break;
     case SteerAction::Kind::Cut:
       session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
@@ -241,16 +246,120 @@ void RealKafkaCluster::run(const SteerAction& a) {
   notes_.push_back("steered: " + describe(a));
 }
 
+void RealKafkaCluster::signal(int node, bool stop) {
+  const milliseconds budget(15000);
+  session_.call({{"op", stop ? "pause" : "resume"}, {"node", node}}, budget);
+  session_.note_paused(node, stop);
+}
+
+bool RealKafkaCluster::producer_retries() const {
+  const json producer = scenario_.value("clients", json::object()).value("producer", json::object());
+  return producer.value("enable.idempotence", false) || producer.value("retries", 0) > 0;
+}
+
+bool RealKafkaCluster::retried_later(int step, int record) const {
+  const json& steps = scenario_.at("steps");
+  for (size_t i = static_cast<size_t>(std::max(step, 0)); i < steps.size(); ++i) {
+    const json& t = steps[i];
+    if (t.value("op", "") == "produce" && t.value("record", 0) == record && t.value("retry", false)) return true;
+  }
+  return false;
+}
+
+bool RealKafkaCluster::answer_lost_before_retry(int step, int record) const {
+  const json& steps = scenario_.at("steps");
+  for (size_t i = static_cast<size_t>(std::max(step, 0)); i < steps.size(); ++i) {
+    const json& t = steps[i];
+    const std::string op = t.value("op", "");
+    if (op == "expire_send" && t.value("record", 0) == record) return retried_later(static_cast<int>(i) + 1, record);
+    if (op == "produce") return false;
+    if (op == "wait" && t.value("until", json::object()).value("sends", json::object()).value(std::to_string(record), "") != "pending")
+      return false;
+  }
+  return false;
+}
+
 SendResult RealKafkaCluster::produce(int record, int broker) {
   (void)broker;  // a real client finds the leader itself
+  return send(record, false);
+}
+
+SendResult RealKafkaCluster::produce_response_lost(int record, int broker) {
+  (void)broker;
+  return send(record, true);
+}
+
+SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
+  bool response_lost = response_lost_in_trace;
   const int step = begin("produce");
   const json* s = step_json(step);
   const std::string expect = s != nullptr ? s->value("expect", "") : "";
-  const int wait_ms = expect == "pending" ? 1000 : 5000;
-  const json r = session_.call({{"op", "produce"}, {"record", record}, {"wait_ms", wait_ms}},
-                               milliseconds(wait_ms + 15000));
+  const bool retry = s != nullptr && s->value("retry", false);
+  // The trace retries this send later and Kafka's producer retries by itself: the
+  // application sees the send pending meanwhile, never the retriable error in between
+  // (Sender re-enqueues the batch, RecordAccumulator.reenqueue).
+  const bool hidden_error = producer_retries() && retried_later(step, record) &&
+                            (expect == "REQUEST_TIMED_OUT" || expect == "NOT_ENOUGH_REPLICAS" ||
+                             expect == "NOT_ENOUGH_REPLICAS_AFTER_APPEND" || expect == "NOT_LEADER_OR_FOLLOWER");
+  const int wait_ms = expect == "pending" || hidden_error ? 1000 : 5000;
+  // The trace's client times out this send and retries it later, while its leader goes
+  // on and commits it (acks=all: the model's ProduceTimeout of an appended record, which
+  // is the same state as an answer lost after the append, docs/model.md). A healthy
+  // cluster answers within milliseconds, so the answer is dropped at the proxy.
+  if (!response_lost && expect == "pending" && answer_lost_before_retry(step, record)) {
+    response_lost = true;
+    notes_.push_back("step " + std::to_string(step) + ": the trace times out record " + std::to_string(record) +
+                     " and retries it: the leader's answer is dropped");
+  }
+  if (response_lost) {
+    // The broker the client sends to handles the request; its client proxy drops the answer.
+    const int leader = s != nullptr ? s->value("broker", 0) : 0;
+    session_.call({{"op", "drop_produce_responses"}, {"node", leader}, {"count", 1}}, milliseconds(15000));
+    notes_.push_back("step " + std::to_string(step) + ": N" + std::to_string(leader) +
+                     "'s client proxy drops the response to this produce request");
+  }
+  const bool request_lost = s != nullptr && s->value("request_lost", false);
+  auto requests_dropped = [&] {
+    int total = 0;
+    for (int n : session_.broker_ids())
+      total += session_.call({{"op", "dropped"}, {"node", n}}, milliseconds(10000)).value("dropped_requests", 0);
+    return total;
+  };
+  const int dropped_before = request_lost ? requests_dropped() : 0;
+  if (request_lost) {
+    // acks=0 to a broker that does not lead: the model's broker drops the request; the
+    // client of a real cluster sends to the leader it knows, so every client proxy drops
+    // the next produce request instead: the record reaches no broker either way.
+    for (int n : session_.broker_ids())
+      session_.call({{"op", "drop_produce_requests"}, {"node", n}, {"count", 1}}, milliseconds(15000));
+    notes_.push_back("step " + std::to_string(step) + ": acks=0 to a broker that does not lead: the client "
+                     "proxies drop the produce request, so it reaches no broker");
+  }
+  json r;
+  if (retry && producer_retries()) {
+    // The producer's own retry (retries > 0): nothing to send, the send in progress ends.
+    r = session_.call({{"op", "await_send"}, {"record", record}, {"timeout_ms", 15000}}, milliseconds(30000));
+    notes_.push_back("step " + std::to_string(step) + ": the retry of record " + std::to_string(record) +
+                     " is Kafka's producer's own (retries > 0): awaited, not sent again");
+  } else {
+    r = session_.call({{"op", "produce"}, {"record", record}, {"wait_ms", wait_ms}}, milliseconds(wait_ms + 15000));
+  }
+  if (request_lost) {
+    // acks=0 completes the send once the request is written to the socket, possibly
+    // before the proxy has read it: disarm only once a proxy has dropped it (bounded).
+    const auto until = Clock::now() + milliseconds(5000);
+    while (requests_dropped() == dropped_before && Clock::now() < until) std::this_thread::sleep_for(milliseconds(50));
+    for (int n : session_.broker_ids())
+      session_.call({{"op", "drop_produce_requests"}, {"node", n}, {"count", 0}}, milliseconds(15000));
+  }
   last_send_answer_ = r.value("result", "?");
   SendResult result = mapped(last_send_answer_, record);
+  if (hidden_error && result == SendResult::Pending) {
+    notes_.push_back("step " + std::to_string(step) + ": record " + std::to_string(record) + " pending where the "
+                     "trace shows " + expect + " before its retry: Kafka's producer retries by itself, the "
+                     "application sees no error in between");
+    result = *send_result_of(expect);
+  }
   // acks=all: the leader answers only after its ISR fetched the record, so an ack means the
   // request passed through "appended, waiting for the ISR" (the trace's pending). When the
   // trace's very next step is a wait that shows this send acked, the cluster merely took
@@ -273,6 +382,21 @@ SendResult RealKafkaCluster::produce(int record, int broker) {
 
 SendResult RealKafkaCluster::expire_send(int record) {
   const int step = begin("expire_send");
+  if (producer_retries() && retried_later(step, record)) {
+    // Kafka's producer retries this send by itself (the trace's later retry): the
+    // application sees it pending, never the timeout in between.
+    const json r = session_.call({{"op", "send_status"}, {"record", record}}, milliseconds(10000));
+    last_send_answer_ = r.value("result", "?");
+    end(step);
+    SendResult result = mapped(last_send_answer_, record);
+    if (result == SendResult::Pending) {
+      notes_.push_back("step " + std::to_string(step) + ": record " + std::to_string(record) +
+                       " pending where the trace times it out before its retry: Kafka's producer retries by "
+                       "itself, the application sees no timeout in between");
+      result = SendResult::RequestTimedOut;
+    }
+    return result;
+  }
   const json r = session_.call({{"op", "await_send"}, {"record", record}, {"timeout_ms", 15000}},
                                milliseconds(30000));
   last_send_answer_ = r.value("result", "?");
@@ -314,6 +438,8 @@ void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> l
       throw NotExecutable("power loss: unflushed data cannot be dropped on this machine");
   }
   session_.note_paused(node, false);
+  scenario_paused_.erase(node);
+  steer_paused_.erase(node);
   session_.note_alive(node, false);
   end(step);
 }
@@ -336,6 +462,27 @@ void RealKafkaCluster::heal(int node, cut::NetworkSide side) {
   const int step = begin("heal");
   session_.call({{"op", "heal"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
   session_.note_cut(node, side_text(side), false);
+  end(step);
+}
+
+void RealKafkaCluster::pause(int node) {
+  const int step = begin("pause");
+  scenario_paused_.insert(node);
+  if (!steer_paused_.count(node)) signal(node, true);
+  // A fetch the node parked at its leader just before the SIGSTOP would still be
+  // answered into its socket (within replica.fetch.wait.max.ms) and carry a record
+  // produced meanwhile to it; the model's paused follower fetches nothing. So the pause
+  // lasts longer than replica.fetch.wait.max.ms before the next operation.
+  std::this_thread::sleep_for(milliseconds(300));
+  notes_.push_back("step " + std::to_string(step) + ": N" + std::to_string(node) +
+                   " paused (SIGSTOP), then 300 ms > replica.fetch.wait.max.ms");
+  end(step);
+}
+
+void RealKafkaCluster::resume(int node) {
+  const int step = begin("resume");
+  scenario_paused_.erase(node);
+  if (!steer_paused_.count(node)) signal(node, false);
   end(step);
 }
 
@@ -395,7 +542,7 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
   return o;
 }
 
-bool RealKafkaCluster::wait_until(const cut::Condition& c, std::string* why) {
+bool RealKafkaCluster::wait_until(const cut::Condition& condition, std::string* why) {
   const auto started = Clock::now();
   int step = 0;
   const size_t total = scenario_.at("steps").size();
@@ -407,6 +554,21 @@ bool RealKafkaCluster::wait_until(const cut::Condition& c, std::string* why) {
     step = begin("wait");
   }
   const auto deadline = started + session_.options().wait_budget;
+  // A send the trace shows failed with a retriable error and retries later is, to the
+  // application of a producer that retries by itself, still pending at this point.
+  cut::Condition c = condition;
+  if (producer_retries() && !is_final) {
+    for (auto& [record, result] : c.sends) {
+      if ((result == SendResult::RequestTimedOut || result == SendResult::NotEnoughReplicas ||
+           result == SendResult::NotEnoughReplicasAfterAppend || result == SendResult::NotLeaderOrFollower) &&
+          retried_later(step > 0 ? step : static_cast<int>(cursor_), record)) {
+        notes_.push_back("step " + std::to_string(step) + ": send of record " + std::to_string(record) + " " +
+                         cut::send_result_name(result) + " in the trace before its retry: compared as pending "
+                         "(Kafka's producer retries by itself)");
+        result = SendResult::Pending;
+      }
+    }
+  }
   std::vector<std::string> last;
   std::vector<std::string> skipped;
   bool met = false;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   ~RealKafkaCluster() override;
 
   cut::SendResult produce(int record, int broker) override;
+  cut::SendResult produce_response_lost(int record, int broker) override;
   cut::SendResult expire_send(int record) override;
   std::optional<int> consume(int offset, int broker) override;
   void crash(int node, cut::CrashKind kind, std::optional<int> leader_after) override;
@@ -67,6 +69,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void cut(int node, cut::NetworkSide side) override;
   void heal(int node, cut::NetworkSide side) override;
   void elect_preferred(int leader) override;
+  void pause(int node) override;
+  void resume(int node) override;
   cut::PartitionObservation describe_partition() override;
   std::vector<std::string> differences(const cut::Condition& c, const cut::PartitionObservation& o) override {
     return kafka_mismatches(c, o);
@@ -90,6 +94,17 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void end(int step);
   void run(const SteerAction& a);
   const nlohmann::json* step_json(int step) const;
+  cut::SendResult send(int record, bool response_lost);
+  // Whether the scenario's producer retries by itself (retries > 0, or idempotent, which
+  // keeps Kafka's retries): then a retry step of the trace is the producer's own.
+  bool producer_retries() const;
+  // Whether a step after `step` retries `record` (a produce marked retry).
+  bool retried_later(int step, int record) const;
+  // Whether the trace times out the send of `record` made at `step` (its next step on
+  // the record is an expire_send, no wait shows it acked first) and retries it later:
+  // the leader's answer must not reach the client, so the harness drops it.
+  bool answer_lost_before_retry(int step, int record) const;
+  void signal(int node, bool stop);  // SIGSTOP / SIGCONT unless the other party still holds it
 
   KafkaSession& session_;
   nlohmann::json scenario_;
@@ -102,6 +117,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   nlohmann::json last_describe_;
   std::string last_send_answer_;
   double wait_seconds_ = 0;
+  // Who holds a node paused: the scenario's own pause op, and steering's holds. A node
+  // continues only when neither does (steering never undoes the scenario's pause).
+  std::set<int> scenario_paused_, steer_paused_;
 };
 
 // The process-wide session the generated GoogleTests share (make_cluster_under_test):

@@ -14,6 +14,7 @@ namespace {
 // What the scenario says about each replica after a step: alive, and the records in its log.
 struct Replica {
   bool alive = true;
+  bool paused = false;  // by the scenario's own pause op
   std::vector<int> records;
 };
 using Known = std::map<int, Replica>;
@@ -28,6 +29,7 @@ Known from_observation(const json& until, const Known& before) {
   for (const auto& [id, r] : until["replicas"].items()) {
     Replica rep;
     rep.alive = r.value("alive", true);
+    rep.paused = before.count(std::stoi(id)) ? before.at(std::stoi(id)).paused : false;
     if (r.contains("log") && r["log"].is_array()) {
       for (const json& e : r["log"])
         if (e.is_array() && e.size() == 2 && e[1].is_number_integer()) rep.records.push_back(e[1].get<int>());
@@ -38,6 +40,10 @@ Known from_observation(const json& until, const Known& before) {
 }
 
 bool appended(const json& step) {
+  // acks=0 to a broker that does not lead: it drops the request (nothing appended); a
+  // lost response: the broker appended, the client just never heard.
+  if (step.value("request_lost", false)) return false;
+  if (step.value("response_lost", false)) return true;
   const std::string expect = step.value("expect", "");
   return expect == "acked" || expect == "pending" || expect == "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
 }
@@ -47,6 +53,14 @@ int int_field(const json& step, const char* name, const std::string& where) {
     throw std::invalid_argument(where + "." + name + ": missing or not an integer");
   }
   return step[name].get<int>();
+}
+
+// Whether a produce after step index `q` retries `record`.
+bool retried_after(const json& steps, size_t q, int record) {
+  for (size_t i = q + 1; i < steps.size(); ++i)
+    if (steps[i].value("op", "") == "produce" && steps[i].value("record", -1) == record && steps[i].value("retry", false))
+      return true;
+  return false;
 }
 
 struct Hold {
@@ -100,9 +114,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     } else if (op == "crash") {
       Replica& r = now[int_field(s, "node", where)];
       r.alive = false;
+      r.paused = false;
       if (s.value("kind", "") == "disk") r.records.clear();
     } else if (op == "restart") {
       now[int_field(s, "node", where)].alive = true;
+    } else if (op == "pause" || op == "resume") {
+      now[int_field(s, "node", where)].paused = op == "pause";
     }
     after[i] = now;
   }
@@ -117,9 +134,14 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     const int leader = s["broker"].get<int>();
     const int record = s["record"].get<int>();
     for (int f : replicas) {
-      if (f == leader || !after[p].at(f).alive) continue;
+      // A follower the scenario itself keeps paused fetches nothing: no hold needed.
+      if (f == leader || !after[p].at(f).alive || after[p].at(f).paused) continue;
+      // A retry of a record the follower already holds: nothing new to hold it from.
+      const Known& before_p = p > 0 ? after[p - 1] : start;
+      if (s.value("retry", false) && before_p.count(f) && holds(before_p.at(f), record)) continue;
       std::optional<Hold> hold;
       bool spans_slow = false;
+      bool ops_between = false;  // an operation the follower must not fetch across
       for (size_t q = p + 1; q <= steps.size(); ++q) {
         if (q == steps.size()) {  // the end: held to the last observation
           hold = Hold{f, record, p, q, true, false, "N" + std::to_string(f) + " never holds record " +
@@ -130,7 +152,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         const json& t = steps[q];
         const std::string op = t.value("op", "");
         if (op == "wait" && holds(after[q].at(f), record)) {
-          if (q == p + 1) break;  // fetched in the wait right after: the cluster does that itself
+          if (!ops_between) break;  // fetched in the wait right after: the cluster does that itself
           hold = Hold{f, record, p, q, true, false,
                       "the trace runs step(s) " + std::to_string(p + 2) + ".." + std::to_string(q) +
                           " before N" + std::to_string(f) + " fetches record " + std::to_string(record)};
@@ -159,6 +181,19 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                           ") without having fetched record " + std::to_string(record)};
           break;
         }
+        if (op == "pause" && t.value("node", -1) == f) {
+          // The scenario pauses it itself from here: the hold ends just after that pause
+          // (the harness does not continue a node the scenario keeps paused).
+          hold = Hold{f, record, p, q, false, false,
+                      "N" + std::to_string(f) + " does not fetch record " + std::to_string(record) +
+                          " before the scenario pauses it (step " + std::to_string(q + 1) + ")"};
+          break;
+        }
+        // The trace's own timeout of this record before its retry: the harness drops the
+        // leader's answer, so the followers may fetch meanwhile (the model's state after the
+        // timeout and the fetches is the one of an answer lost after the commit).
+        if (op == "expire_send" && t.value("record", -1) == record && retried_after(steps, q, record)) continue;
+        ops_between = true;
         if (op == "wait" || op == "restart" || op == "expire_send") spans_slow = true;
       }
       if (!hold) continue;

@@ -114,6 +114,11 @@ const std::vector<FixInfo> kFixes = {
      "KIP-380 / KAFKA-7235 (2.2, ZooKeeper mode): broker epochs (czxid); the controller handles a "
      "re-registered broker as failed and restarted",
      Protocol::Kip497, &Fixes::bounced_broker_epochs, "2.2.0"},
+    // KRaft only (no effect under controller.mode=zookeeper).
+    {"directory_assignment",
+     "KIP-858 (JBOD in KRaft): a replica is an acceptable leader only while its assigned log directory "
+     "is online; a broker back on a new disk is not, until its AssignReplicasToDirs commits",
+     Protocol::Kip966, &Fixes::directory_assignment, "3.7.0 (MV 3.7-IV2)"},
 };
 
 // ---- small helpers for messages and typed readers (shared: spec/json_fields.h) ------
@@ -214,6 +219,7 @@ void parse_faults(const json& v, FaultBudget& f, Explicit& given) {
       {"max_clean_shutdowns", &FaultBudget::max_clean_shutdowns},
       {"max_network_cuts", &FaultBudget::max_network_cuts},
       {"max_lost_produce_responses", &FaultBudget::max_lost_produce_responses},
+      {"max_pauses", &FaultBudget::max_pauses},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -379,6 +385,7 @@ void validate(const Config& c) {
   }
   require_range(c.faults.max_network_cuts, "faults.max_network_cuts", 0, kMaxFaultBudget);
   require_range(c.faults.max_lost_produce_responses, "faults.max_lost_produce_responses", 0, kMaxFaultBudget);
+  require_range(c.faults.max_pauses, "faults.max_pauses", 0, kMaxFaultBudget);
 
   require_range(c.bounds.max_records, "bounds.max_records", 1, std::min(kMaxRecords, kMaxLog),
                 "the model's record and log limits");
@@ -570,6 +577,9 @@ nlohmann::json to_json(const Config& c) {
   // Written only when on, so that the configurations of existing traces and scenarios,
   // which predate the key, keep their text.
   if (c.admin_unclean_election) doc["admin_unclean_election"] = true;
+  // Written only when set, so that the configurations of traces and scenarios recorded
+  // before the budget existed (corpus, suite) stay exactly what they were.
+  if (c.faults.max_pauses != 0) doc["faults"]["max_pauses"] = c.faults.max_pauses;
   return doc;
 }
 

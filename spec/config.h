@@ -53,6 +53,7 @@ struct Fixes {
   bool isr_join_unfenced_only = true;         // KIP-841: fenced / shutting-down replicas cannot join the ISR
   bool isr_shrink_keeps_leader_epoch = true;  // KAFKA-15021: an ISR shrink does not bump the leader epoch
   bool last_known_leader_unfenced = true;     // KAFKA-19522: the last known leader is elected only unfenced
+  bool directory_assignment = true;           // KIP-858 (3.7, MV 3.7-IV2): a leader's assigned log directory must be online
   // ZooKeeper-mode controller fixes (no effect under controller.mode=kraft).
   bool controller_epoch_zk_version = true;  // KAFKA-6082 (2.1): controller writes check /controller_epoch's zkVersion
   bool bounced_broker_epochs = true;        // KIP-380 / KAFKA-7235 (2.2): a re-registration with a new broker epoch is a bounce
@@ -73,6 +74,7 @@ struct FaultBudget {
   int max_clean_shutdowns = 0;  // of which: controlled shutdowns
   int max_network_cuts = 0;   // a node cut off from the quorum, the brokers or the clients
   int max_lost_produce_responses = 0;  // acks=1 produce responses lost after the append
+  int max_pauses = 0;         // process pauses (SIGSTOP/SIGCONT: GC pause, VM freeze)
 };
 
 struct Bounds {

@@ -12,7 +12,7 @@ void consumer_actions(const Config& c, const State& s, ActionList& out) {
   if (pos >= kMaxLog) return;
   for (int b = 0; b < c.replication_factor; ++b) {
     const NodeState& node = s.nodes[b];
-    if (!node.alive || (node.cut & kCutFromClients) || !believes_leader(s, b)) continue;
+    if (!runs(s, b) || (node.cut & kCutFromClients) || !believes_leader(s, b)) continue;
     if (pos < s.replicas[b].hw) out.add(ActionKind::Consume, b);
   }
 }

@@ -12,10 +12,14 @@ namespace isr::spec::rules {
 namespace {
 
 bool acceptable_leader(const State& s, int r) {
-  // ReplicationControlManager.LeaderAcceptor -> ClusterControlManager.isActive: the broker
-  // is registered, unfenced and not in controlled shutdown (the model fences a broker as
-  // it enters controlled shutdown), and its log directory is online (one per broker here).
-  return !contains(s.controller.fenced, r);
+  // ReplicationControlManager.LeaderAcceptor.test: ClusterControlManager.isActive (the
+  // broker is registered, unfenced and not in controlled shutdown; the model fences a
+  // broker as it enters controlled shutdown), and ClusterControlManager.hasOnlineDir(broker,
+  // partition.directory(broker)): the replica's assigned log directory is among the
+  // directories of the broker's registration (DirectoryId.isOnline; one per broker here).
+  // After a disk loss the broker registers a new directory id, so the assignment names an
+  // offline one until AssignReplicasToDirs (KIP-858, fixes.directory_assignment).
+  return !contains(s.controller.fenced, r) && !contains(s.controller.directory_offline, r);
 }
 
 bool epoch_fits(int next, int bound) { return next <= bound && next < kMaxEpoch; }
@@ -270,11 +274,38 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
       if (registering && ctl.registered_epoch[b] + 1 >= kMaxEpoch) continue;
       State unfenced = s;
       unfenced.controller.fenced &= static_cast<NodeSet>(~bit(b));
-      add_change_variants(c, unfenced, unfencing_change(c, s, b, registering),
-                          registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker, b, 0, out);
+      const PartitionChange change = unfencing_change(c, s, b, registering);
+      if (registering && s.replicas[b].new_directory) {
+        // KIP-858: the broker registers its new directory, and Kafka unfences it in a later
+        // heartbeat. Usually that heartbeat comes first (it goes at once, the directory
+        // assignment 100 ms later) and the broker is not electable in the unfencing change
+        // (arg 0); if its AssignReplicasToDirs commits first, it is (arg kAssignedFirst).
+        add_change_variants(c, unfenced, change, ActionKind::RegisterBroker, b, kAssignedFirst, out);
+        unfenced.controller.directory_offline |= bit(b);
+      }
+      add_change_variants(c, unfenced, change, registering ? ActionKind::RegisterBroker : ActionKind::UnfenceBroker,
+                          b, 0, out);
     }
   }
   election_actions(c, s, out);
+  for (int b = 0; b < c.replication_factor; ++b) {
+    // KIP-858: the restarted broker created the replica's log in its new directory when
+    // it replayed the partition (ReplicaManager.applyDelta -> Partition.makeFollower /
+    // makeLeader -> LogManager.getOrCreateLog), then reports it
+    // (ReplicaManager.maybeUpdateTopicAssignment -> AssignmentsManager, batched for 100 ms,
+    // after the unfencing heartbeat in practice); the controller records the new directory
+    // (ReplicationControlManager.handleAssignReplicasToDirs: a PartitionChangeRecord with
+    // only the directory, a new partition epoch) and elects nobody: the directory is
+    // online, so only for an offline one does it call generateLeaderAndIsrUpdates. The
+    // broker becomes an acceptable leader for the next election (the next fencing,
+    // unfencing or registration), not at once.
+    if (!contains(ctl.directory_offline, b) || !s.nodes[b].alive || s.nodes[b].broker_epoch == 0 ||
+        !reaches_controller(s, b) || !s.replicas[b].view_valid ||
+        !epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
+      continue;
+    }
+    out.add(ActionKind::AssignReplicasToDirs, b);
+  }
   for (int b = 0; b < c.replication_factor; ++b) {
     const ReplicaState& r = s.replicas[b];
     // Brokers replay the metadata log once registered (a restarted broker registers first).
@@ -331,7 +362,24 @@ void apply_register_broker(const Config& c, State& s, const Action& a) {
   ctl.registered_epoch[b] = static_cast<uint8_t>(ctl.registered_epoch[b] + 1);
   s.nodes[b].broker_epoch = ctl.registered_epoch[b];
   ctl.fenced &= static_cast<NodeSet>(~bit(b));
+  // KIP-858: the registration lists the broker's directories (BrokerRegistrationRequest
+  // logDirs -> RegisterBrokerRecord, ClusterControlManager.registerBroker); after a disk
+  // loss that is the new id only, and the partition still names the old one, unless the
+  // broker's AssignReplicasToDirs committed before its unfencing (kAssignedFirst).
+  if (s.replicas[b].new_directory) {
+    if (a.arg != kAssignedFirst) ctl.directory_offline |= bit(b);
+    s.replicas[b].new_directory = 0;
+  }
   change_partition(c, s, change, a.other);
+}
+
+void apply_assign_replicas_to_dirs(const Config&, State& s, const Action& a) {
+  // handleAssignReplicasToDirs -> PartitionChangeBuilder.setDirectory(...).build(): the
+  // record changes the directory only; no leader or ISR change, the partition epoch moves
+  // (PartitionRegistration.merge), so an AlterPartition in flight is now stale.
+  ControllerState& ctl = s.controller;
+  ctl.directory_offline &= static_cast<NodeSet>(~bit(a.node));
+  ctl.partition_epoch = static_cast<uint8_t>(ctl.partition_epoch + 1);
 }
 
 void apply_unfence_broker(const Config& c, State& s, const Action& a) {

@@ -16,7 +16,8 @@ constexpr const char* kKindNames[] = {
     "ShrinkIsr",      "AlterPartition",  "FenceBroker",     "RegisterBroker",    "UnfenceBroker",
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
-    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr"};
+    "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
+    "AssignReplicasToDirs", "Pause", "Resume"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -97,7 +98,11 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::AlterPartition: j["leader"] = a.node; break;
     case K::FenceBroker:
     case K::RegisterBroker:
-    case K::UnfenceBroker: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
+    case K::UnfenceBroker:
+      j["broker"] = a.node;
+      j["leader_after"] = id_or_null(a.other);
+      if (a.kind == K::RegisterBroker && a.arg == rules::kAssignedFirst) j["directory_assigned_first"] = true;
+      break;
     case K::UncleanElection:
     case K::PreferredElection: j["leader"] = a.node; break;
     case K::MetadataUpdate: j["broker"] = a.node; break;
@@ -119,6 +124,9 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::BrokerBounce: j["broker"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::DeposedWrite: j["controller"] = a.node; j["leader_after"] = id_or_null(a.other); break;
     case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
+    case K::AssignReplicasToDirs: j["broker"] = a.node; break;
+    case K::Pause:
+    case K::Resume: j["node"] = a.node; break;
     case K::kCount: break;
   }
   return j;
@@ -162,6 +170,7 @@ json PartitionModel::state_to_json(const State& s) const {
             {"alive", node.alive != 0}, {"last_stop", stop_name(node.last_stop)},
             {"broker_epoch", node.broker_epoch}, {"cut", cut},        {"replica", nullptr}};
     if (node.clean_shutdown_epoch != 0) jn["clean_shutdown_epoch"] = node.clean_shutdown_epoch;
+    if (node.paused != 0) jn["paused"] = true;
     if (rules::zk_mode(c) && c.is_broker(n)) {
       jn["zookeeper"] = {{"session", node.zk_registered != 0},
                          {"znode_epoch", node.zk_epoch},
@@ -189,6 +198,7 @@ json PartitionModel::state_to_json(const State& s) const {
                {"needs_truncation", r.needs_truncation != 0},
                {"leader_state", nullptr},
                {"fetch_response", nullptr}};
+      if (r.new_directory) rep["new_directory"] = true;  // only when set (KIP-858)
       if (std::string_view(role) == "leader") {
         json followers = json::array();
         for (int f = 0; f < c.replication_factor; ++f) {
@@ -237,6 +247,8 @@ json PartitionModel::state_to_json(const State& s) const {
                   {"fenced", set_json(ctl.fenced)},
                   {"registered_epochs", registered},
                   {"unclean_elected", ctl.unclean_elected != 0}};
+  // Only when set, so that states without KIP-858's stale assignments read as before.
+  if (ctl.directory_offline != 0) controller["directory_offline"] = set_json(ctl.directory_offline);
   if (rules::zk_mode(c)) {
     controller["mode"] = "zookeeper";
     controller["vacant"] = ctl.controller_vacant != 0;
@@ -249,7 +261,7 @@ json PartitionModel::state_to_json(const State& s) const {
   json producer{{"current", s.producer.current}, {"retries", s.producer.retries}, {"outcomes", outcomes}};
   json read = json::array();
   for (int i = 0; i < s.consumer.position; ++i) read.push_back(s.consumer.read[i]);
-  return json{{"nodes", nodes},
+  json out{{"nodes", nodes},
               {"controller", controller},
               {"producer", producer},
               {"consumer", {{"position", s.consumer.position}, {"read", read}}},
@@ -262,13 +274,18 @@ json PartitionModel::state_to_json(const State& s) const {
                 {"leader_moves", s.faults.leader_moves},
                 {"lost_produce_responses", s.faults.lost_produce_responses}}},
               {"history", {{"hw_regressed", s.history.hw_regressed != 0}}}};
+  // Only when used, so that the states of traces recorded before the pause existed keep
+  // their JSON (and their digests in scenarios).
+  if (s.faults.pauses != 0) out["faults"]["pauses"] = s.faults.pauses;
+  return out;
 }
 
 std::vector<std::string_view> PartitionModel::bound_names() const {
   return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
-          "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses"};
+          "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses",
+          "faults.max_pauses"};
 }
 
 uint32_t PartitionModel::bounds_hit(const State& s) const {
@@ -290,6 +307,7 @@ uint32_t PartitionModel::bounds_hit(const State& s) const {
   mark(10, c.bounds.max_leader_moves > 0 && s.faults.leader_moves >= c.bounds.max_leader_moves);
   mark(11, c.faults.max_lost_produce_responses > 0 &&
                s.faults.lost_produce_responses >= c.faults.max_lost_produce_responses);
+  mark(12, c.faults.max_pauses > 0 && s.faults.pauses >= c.faults.max_pauses);
   return hit;
 }
 

@@ -1,5 +1,6 @@
 // Faults and the background disk activity they interact with: node stops of four kinds,
-// restarts, network cuts and heals, fsync of the log, and the HW checkpoint.
+// restarts, network cuts and heals, process pauses and resumes, fsync of the log, and
+// the HW checkpoint.
 //
 // Kafka does not fsync on acknowledgement by default (log.flush.interval.messages is
 // unbounded): a process kill keeps the page cache, a power loss drops the unflushed
@@ -86,6 +87,9 @@ void fault_actions(const Config& c, const State& s, ActionList& out) {
       for (StopKind kind : kKinds) {
         // Data-loss kinds only mean something where there is a log.
         if (!replica && kind != StopKind::Kill) continue;
+        // A stopped (SIGSTOP) process handles SIGTERM only once it continues; SIGKILL,
+        // a power loss and a disk loss do not need its cooperation.
+        if (node.paused && kind == StopKind::Clean) continue;
         if (!budget_allows(c, s, kind)) continue;
         // BrokerLifecycleManager enters controlled shutdown only from RUNNING, so only a
         // registered incarnation (broker epoch != 0) asks for it; any other "Skipping
@@ -102,6 +106,12 @@ void fault_actions(const Config& c, const State& s, ActionList& out) {
     } else {
       out.add(ActionKind::Restart, n);
     }
+    // Process pause (SIGSTOP; a long GC pause, a VM freeze): budgeted; its end is not.
+    if (node.paused) {
+      out.add(ActionKind::Resume, n);
+    } else if (node.alive && s.faults.pauses < c.faults.max_pauses) {
+      out.add(ActionKind::Pause, n);
+    }
     for (NetworkSide side : kSides) {
       if (!replica && side != kCutFromQuorum) continue;
       if (node.cut & side) {
@@ -110,7 +120,7 @@ void fault_actions(const Config& c, const State& s, ActionList& out) {
         out.add(ActionKind::Cut, n, 0, side);
       }
     }
-    if (!replica || !node.alive) continue;
+    if (!replica || !runs(s, n)) continue;  // flushes and checkpoints are the process's own writes
     const ReplicaState& r = s.replicas[n];
     if (tracks_flush(c) && c.flush == FlushPolicy::None && r.flushed < r.leo)
       out.add(ActionKind::Flush, n);
@@ -148,6 +158,9 @@ void apply_crash(const Config& c, State& s, const Action& a) {
       case StopKind::Disk:
         truncate_to(r, 0);
         r.hw_checkpoint = 0;
+        // The replaced disk is formatted again: a new directory id (KIP-858,
+        // MetaPropertiesEnsemble / DirectoryId.random at format time).
+        if (c.fixes.directory_assignment && !zk_mode(c)) r.new_directory = 1;
         break;
       case StopKind::None:
         break;
@@ -157,6 +170,7 @@ void apply_crash(const Config& c, State& s, const Action& a) {
   }
   NodeState& node = s.nodes[n];
   node.alive = 0;
+  node.paused = 0;  // a kill -9 ends a stopped process as well
   node.last_stop = static_cast<uint8_t>(kind);
   // LogManager.shutdown(brokerEpoch) writes the clean-shutdown file with the epoch of
   // BrokerLifecycleManager, -1 when the incarnation never registered; LogManager deletes
@@ -193,6 +207,26 @@ void apply_restart(const Config& c, State& s, const Action& a) {
   // `flushed` keeps what was fsynced before the stop (all of it after a clean stop).
   r.hw = std::min(r.hw_checkpoint, r.leo);
 }
+
+// Pause: the process is frozen with everything it holds, in memory and on disk. Nothing
+// is lost: the fetch response in flight to it waits in its socket, the produce request
+// parked in its purgatory stays parked, its view of the partition stays what it was.
+// Everything else follows from the node taking no step (`runs`): no fetch and no
+// heartbeat, so the controller may expire its session and fence it
+// (ReplicationControlManager.maybeFenceOneStaleBroker, the heartbeat tracker's maybeRemoveExpired, then handleBrokerFenced),
+// and a paused voter takes no part in the quorum (KafkaRaftClient does not poll).
+void apply_pause(const Config&, State& s, const Action& a) {
+  s.nodes[a.node].paused = 1;
+  ++s.faults.pauses;
+}
+
+// Resume: the process continues from where it stopped, with its stale view. A paused
+// leader still believes it leads its old epoch until a MetadataUpdate tells it
+// otherwise (ReplicaManager.applyDelta -> Partition.makeFollower); meanwhile it accepts
+// produce requests, and KIP-320's epoch check makes followers of the new epoch refuse
+// it. A fenced broker's next heartbeat unfences it (UnfenceBroker: the same broker epoch,
+// BrokerHeartbeatManager.calculateNextBrokerState with wantFence false).
+void apply_resume(const Config&, State& s, const Action& a) { s.nodes[a.node].paused = 0; }
 
 void apply_cut(const Config&, State& s, const Action& a) {
   NodeState& node = s.nodes[a.node];

@@ -28,7 +28,8 @@ void propose(const Config& c, ReplicaState& leader, NodeSet isr) {
 
 void isr_actions(const Config& c, const State& s, ActionList& out) {
   for (int l = 0; l < c.replication_factor; ++l) {
-    if (!believes_leader(s, l)) continue;
+    // A paused leader still believes it leads, but proposes nothing until it resumes.
+    if (!believes_leader(s, l) || !runs(s, l)) continue;
     const ReplicaState& leader = s.replicas[l];
     if (leader_writes_isr(c)) {
       // ZooKeeper mode before KIP-497: the leader writes the shrink itself; a write whose

@@ -114,6 +114,7 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::FenceBroker: rules::apply_fence_broker(c, s, a); break;
     case K::RegisterBroker: rules::apply_register_broker(c, s, a); break;
     case K::UnfenceBroker: rules::apply_unfence_broker(c, s, a); break;
+    case K::AssignReplicasToDirs: rules::apply_assign_replicas_to_dirs(c, s, a); break;
     case K::UncleanElection: rules::apply_unclean_election(c, s, a); break;
     case K::PreferredElection: rules::apply_preferred_election(c, s, a); break;
     case K::MetadataUpdate: rules::apply_metadata_update(c, s, a); break;
@@ -129,6 +130,8 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::BrokerBounce: rules::apply_broker_bounce(c, s, a); break;
     case K::DeposedWrite: rules::apply_deposed_write(c, s, a); break;
     case K::StaleLeaderAndIsr: rules::apply_stale_leader_and_isr(c, s, a); break;
+    case K::Pause: rules::apply_pause(c, s, a); break;
+    case K::Resume: rules::apply_resume(c, s, a); break;
     case K::kCount: break;
   }
   update_history(s);

@@ -59,6 +59,11 @@ enum class ActionKind : uint8_t {
   BrokerBounce,       // the controller handles `node`'s re-registration as a bounce (KIP-380)
   DeposedWrite,       // deposed controller `node` performs a queued write (elects `other`)
   StaleLeaderAndIsr,  // broker `node` handles the deposed controller's LeaderAndIsr
+  // KRaft, fixes.directory_assignment (KIP-858):
+  AssignReplicasToDirs,  // the controller moves broker `node`'s replica to its new log directory
+  // Process pauses (faults.max_pauses):
+  Pause,              // node `node`'s process is frozen (SIGSTOP, GC pause, VM freeze)
+  Resume,             // node `node`'s process continues (SIGCONT)
   kCount
 };
 

@@ -88,7 +88,8 @@ void produce_actions(const Config& c, const State& s, ActionList& out) {
   for (int i = 0; i < n; ++i) {
     for (int b = 0; b < c.replication_factor; ++b) {
       const NodeState& node = s.nodes[b];
-      if (!node.alive || (node.cut & kCutFromClients)) continue;
+      // A paused broker does not read its socket: the request waits (no step) until it resumes.
+      if (!runs(s, b) || (node.cut & kCutFromClients)) continue;
       // The client sends to the broker its metadata names as leader; with stale
       // metadata that may be any broker that still believes it leads. With acks=0 the
       // client does not even learn of NOT_LEADER_OR_FOLLOWER, so any replica counts.

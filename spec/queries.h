@@ -8,6 +8,10 @@
 namespace isr::spec::rules {
 
 bool is_replica(const Config& c, int node);
+// The node's process runs: alive and not paused (faults.max_pauses). A paused process
+// keeps its memory and its disk but takes no step: it sends no fetch and no heartbeat,
+// answers no request (requests to it wait in its socket) and writes nothing.
+inline bool runs(const State& s, int node) { return s.nodes[node].alive && !s.nodes[node].paused; }
 // The cluster runs the ZooKeeper-mode controller (controller.mode=zookeeper).
 inline bool zk_mode(const Config& c) { return c.controller.mode == ControllerMode::Zookeeper; }
 // ZooKeeper mode: a majority of the ensemble (the voters) is live, so sessions can be

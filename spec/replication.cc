@@ -71,7 +71,7 @@ bool changes_anything(const Config& c, const State& s, const Action& a) {
 void replication_actions(const Config& c, const State& s, ActionList& out) {
   for (int f = 0; f < c.replication_factor; ++f) {
     const ReplicaState& r = s.replicas[f];
-    if (!s.nodes[f].alive) continue;
+    if (!runs(s, f)) continue;  // a paused follower neither fetches nor handles a response
     if (r.response.kind != static_cast<uint8_t>(FetchReply::None)) {
       out.add(ActionKind::FetchResponse, f);
       continue;  // one fetch outstanding per follower (the fetcher thread waits for it)

@@ -119,6 +119,10 @@ void controller_actions(const Config& c, const State& s, ActionList& out);
 void apply_fence_broker(const Config& c, State& s, const Action& a);
 void apply_register_broker(const Config& c, State& s, const Action& a);
 void apply_unfence_broker(const Config& c, State& s, const Action& a);
+void apply_assign_replicas_to_dirs(const Config& c, State& s, const Action& a);
+// RegisterBroker's arg: the broker's directory assignment (KIP-858) committed before its
+// unfencing, so the unfencing change may elect it.
+inline constexpr int kAssignedFirst = 1;
 void apply_unclean_election(const Config& c, State& s, const Action& a);
 void apply_preferred_election(const Config& c, State& s, const Action& a);
 void apply_metadata_update(const Config& c, State& s, const Action& a);
@@ -148,6 +152,8 @@ void fault_actions(const Config& c, const State& s, ActionList& out);
 void apply_crash(const Config& c, State& s, const Action& a);
 void apply_restart(const Config& c, State& s, const Action& a);
 void apply_cut(const Config& c, State& s, const Action& a);
+void apply_pause(const Config& c, State& s, const Action& a);
+void apply_resume(const Config& c, State& s, const Action& a);
 void apply_heal(const Config& c, State& s, const Action& a);
 void apply_flush(const Config& c, State& s, const Action& a);
 void apply_checkpoint_hw(const Config& c, State& s, const Action& a);

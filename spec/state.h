@@ -62,6 +62,9 @@ struct NodeState {
   uint8_t zk_registered = 0;  // the znode exists (its session has not expired)
   uint8_t zk_epoch = 0;       // broker epoch of the latest znode (kept after it is gone)
   uint8_t controller_epoch_seen = 0;
+  // The process is frozen (SIGSTOP, a GC pause, a VM freeze: faults.max_pauses): alive,
+  // with its memory and disk kept, but it takes no step and answers nothing until Resume.
+  uint8_t paused = 0;
 };
 
 // What a fetch response carries back to a follower (one batch at most).
@@ -102,7 +105,11 @@ struct ReplicaState {
   uint8_t alter_pending = 0;       // an AlterPartition is in flight
   NodeSet alter_isr = 0;           // the ISR it proposes
   uint8_t alter_broker_epoch = 0;  // broker epoch of the replica it adds, as last fetched (KIP-903)
-  uint8_t pad_ = 0;
+  // KIP-858: the broker's log directory was formatted anew (a disk loss: a new directory
+  // id in meta.properties) and no registration has told the controller yet. Survives
+  // crashes (it is on the disk); RegisterBroker moves it to the controller's
+  // `directory_offline`. Only with fixes.directory_assignment (zero otherwise).
+  uint8_t new_directory = 0;
   uint8_t fetch_offset[kMaxReplicas] = {};        // follower LEO as of its last fetch
   uint8_t fetch_epoch[kMaxReplicas] = {};         // leader epoch that fetch was served in
   uint8_t fetch_broker_epoch[kMaxReplicas] = {};  // follower broker epoch (KIP-903)
@@ -134,6 +141,13 @@ struct ControllerState {
   uint8_t deposed_wrote = 0;           // the partition state is the deposed controller's write
   uint8_t controller_vacant = 0;       // /controller is gone (its holder's session ended)
   uint8_t controller_stopped = 0;      // the process holding /controller has stopped
+  // KIP-858 (JBOD in KRaft, 3.7, metadata.version >= 3.7-IV2): the replicas whose
+  // assigned log directory (PartitionRegistration.directories) is not among their
+  // broker's registered online directories. A disk that was lost and formatted again has
+  // a new directory id, so the restarted broker's registration no longer lists the one
+  // the partition names, until the broker's AssignReplicasToDirs moves the replica to
+  // its new directory. Only with fixes.directory_assignment (zero otherwise).
+  NodeSet directory_offline = 0;
 };
 
 // The outcome of each producer send, as the application sees it.
@@ -181,7 +195,7 @@ struct FaultCounters {
   uint8_t cuts = 0;
   uint8_t leader_moves = 0;  // preferred-replica elections so far
   uint8_t lost_produce_responses = 0;
-  uint8_t pad_ = 0;
+  uint8_t pauses = 0;        // process pauses so far (faults.max_pauses)
 };
 
 struct State {

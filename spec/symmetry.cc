@@ -54,6 +54,7 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   ct.elr = map_set(p, cs.elr);
   ct.last_known_elr = map_set(p, cs.last_known_elr);
   ct.fenced = map_set(p, cs.fenced);
+  ct.directory_offline = map_set(p, cs.directory_offline);
   for (int n = 0; n < c.nodes(); ++n) ct.registered_epoch[p[n]] = cs.registered_epoch[n];
   ct.deposed = cs.deposed == 0 ? 0 : static_cast<uint8_t>(p[cs.deposed - 1] + 1);
   t.producer.inflight_leader = map_id(p, s.producer.inflight_leader, kNoNode);
@@ -76,7 +77,8 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   sig.self_flags[0] = contains(ctl.isr, n);
   sig.self_flags[1] = contains(ctl.elr, n);
   sig.self_flags[2] = contains(ctl.last_known_elr, n);
-  sig.self_flags[3] = contains(ctl.fenced, n);
+  sig.self_flags[3] = static_cast<uint8_t>(contains(ctl.fenced, n) | (contains(ctl.directory_offline, n) << 1) |
+                                           (n < c.replication_factor ? s.replicas[n].new_directory << 2 : 0));
   sig.self_flags[4] = ctl.leader == n;
   sig.self_flags[5] = active_is_a_node && ctl.active == n;
   sig.self_flags[6] = ctl.registered_epoch[n];

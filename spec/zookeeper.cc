@@ -39,7 +39,7 @@ bool epoch_fits(int next, int bound) { return next <= bound && next < kMaxEpoch;
 
 bool reaches_zk(const State& s, int node) {
   const NodeState& n = s.nodes[node];
-  return n.alive && !(n.cut & kCutFromQuorum);
+  return runs(s, node) && !(n.cut & kCutFromQuorum);
 }
 
 // A LeaderAndIsr carrying the znode's state would change the broker's view: only a newer
@@ -111,7 +111,7 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
     // from a newer controller.
     for (int b = 0; b < c.replication_factor; ++b) {
       const NodeState& n = s.nodes[b];
-      if (n.alive && n.broker_epoch != 0 && n.controller_epoch_seen <= ctl.deposed_epoch &&
+      if (runs(s, b) && n.broker_epoch != 0 && n.controller_epoch_seen <= ctl.deposed_epoch &&
           view_behind(s.replicas[b], ctl)) {
         out.add(ActionKind::StaleLeaderAndIsr, b);
       }

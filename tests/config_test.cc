@@ -253,7 +253,8 @@ TEST(ConfigFixes, UnknownFixIsAnError) {
 }
 
 TEST(ConfigFixes, DescriptionsCoverEveryToggleOnce) {
-  EXPECT_EQ(all_fixes().size(), 15u);  // + the ZooKeeper-mode controller_epoch_zk_version, bounced_broker_epochs
+  EXPECT_EQ(all_fixes().size(), 16u);  // + the ZooKeeper-mode controller_epoch_zk_version, bounced_broker_epochs,
+                                       // + KIP-858 directory_assignment
   std::vector<std::string> names;
   for (const auto& f : all_fixes()) {
     EXPECT_FALSE(f.description.empty()) << f.name;

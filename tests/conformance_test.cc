@@ -71,6 +71,79 @@ TEST(Steering, AHoldSpanningAWaitIsACutOfTheBrokersSide) {
   EXPECT_EQ(plan.steps.at(1).before[0].node, 1);
 }
 
+// Issue 16 point 2: the scenario pauses the follower itself (the model's Pause), so
+// steering adds nothing; the scenario's ops are the pause and resume.
+TEST(Steering, AScenarioPauseNeedsNoHold) {
+  const json scenario = suite_scenario("j-acks1-pause-loss");
+  std::vector<std::string> ops;
+  for (const json& st : scenario["steps"]) ops.push_back(st.value("op", ""));
+  EXPECT_EQ(ops, (std::vector<std::string>{"pause", "produce", "crash", "resume", "wait"}));
+  EXPECT_EQ(scenario["steps"][0]["node"], 1);
+  EXPECT_EQ(scenario["steps"][1]["expect"], "acked");
+  EXPECT_EQ(scenario["expected"]["final"]["leader"], 1);
+  EXPECT_EQ(scenario["expected"]["final"]["replicas"]["1"]["log"], json::array());
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_TRUE(plan.notes.empty());
+}
+
+// A steering hold of a follower ends just after the scenario pauses it; the cluster
+// adapter then leaves the node paused (RealKafkaCluster::run).
+TEST(Steering, AHoldEndsAtTheScenariosOwnPause) {
+  json scenario = suite_scenario("b-acks1-leader-loss");
+  // b: produce (acked by N0 alone), kill N0, wait. Pause N1 between the produce and the kill.
+  json steps = json::array();
+  steps.push_back(scenario["steps"][0]);
+  steps.push_back({{"step", 2}, {"op", "pause"}, {"node", 1}});
+  for (size_t i = 1; i < scenario["steps"].size(); ++i) steps.push_back(scenario["steps"][i]);
+  scenario["steps"] = steps;
+  SteeringTimes times;
+  times.producer_has_metadata = true;
+  const SteeringPlan plan = plan_steering(scenario, times);
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  ASSERT_EQ(plan.steps.at(2).after.size(), 1u);
+  EXPECT_EQ(plan.steps.at(2).after[0].kind, SteerAction::Kind::Resume);
+  EXPECT_EQ(plan.steps.at(2).after[0].node, 1);
+}
+
+// Issue 16 point 5: the trace times the send out and retries it; the harness drops the
+// leader's answer, so the followers may fetch meanwhile: no hold.
+TEST(Steering, ATimeoutBeforeARetryHoldsNoFollower) {
+  for (const char* name : {"g-duplicates-idempotence-off", "g-duplicates-idempotence-on",
+                           "g-acks1-lost-response-duplicates"}) {
+    SCOPED_TRACE(name);
+    const json scenario = suite_scenario(name);
+    bool retry = false;
+    for (const json& st : scenario["steps"]) retry = retry || st.value("retry", false);
+    EXPECT_TRUE(retry) << "the retry is marked";
+    const SteeringPlan plan = plan_steering(scenario);
+    EXPECT_TRUE(plan.notes.empty()) << plan.notes.front();
+  }
+  EXPECT_TRUE(suite_scenario("g-acks1-lost-response-duplicates")["steps"][0].value("response_lost", false));
+  const json off = suite_scenario("g-duplicates-idempotence-off")["expected"]["final"]["replicas"]["0"]["log"];
+  EXPECT_EQ(off, json::parse("[[0,1],[0,1]]")) << "idempotence off: twice";
+  const json on = suite_scenario("g-duplicates-idempotence-on")["expected"]["final"]["replicas"]["0"]["log"];
+  EXPECT_EQ(on, json::parse("[[0,1]]")) << "idempotence on: once";
+}
+
+// Divergence 4: acks=0 to a broker that does not lead drops the request (request_lost);
+// nothing is appended, so no follower is held.
+TEST(Steering, Acks0LostRequestAppendsNothing) {
+  const json scenario = suite_scenario("h-corpus-acks-0-no-broker-ack");
+  EXPECT_TRUE(scenario["steps"][0].value("request_lost", false));
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_TRUE(plan.steps.empty());
+}
+
+TEST(Witness, PauseAndLostAnswerScripts) {
+  const std::vector<ScriptOp> ops = parse_script("pause 1; lose; retry; drop; resume leader");
+  ASSERT_EQ(ops.size(), 5u);
+  EXPECT_EQ(ops[0].kind, "pause");
+  EXPECT_EQ(ops[0].node, 1);
+  EXPECT_EQ(ops[4].node, -1);
+  EXPECT_THROW(parse_script("pause"), std::invalid_argument);
+}
+
 TEST(Steering, MissingFieldsAreNamed) {
   EXPECT_THROW(plan_steering(json::object()), std::invalid_argument);
   try {

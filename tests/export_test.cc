@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -83,8 +85,16 @@ void run_on_model(const ordered_json& scenario) {
   for (const auto& step : scenario.at("steps")) {
     const std::string op = step.at("op");
     if (op == "produce") {
-      EXPECT_STREQ(cut::send_result_name(cluster->produce(step["record"], step["broker"])),
+      const bool lost = step.value("response_lost", false);
+      EXPECT_STREQ(cut::send_result_name(lost ? cluster->produce_response_lost(step["record"], step["broker"])
+                                              : cluster->produce(step["record"], step["broker"])),
                    step["expect"].get<std::string>().c_str());
+    } else if (op == "expire_send") {
+      EXPECT_EQ(cluster->expire_send(step["record"]), cut::SendResult::RequestTimedOut);
+    } else if (op == "pause") {
+      cluster->pause(step["node"]);
+    } else if (op == "resume") {
+      cluster->resume(step["node"]);
     } else if (op == "crash") {
       ASSERT_EQ(step["kind"], "kill");
       cluster->crash(step["node"], cut::CrashKind::Kill, std::nullopt);
@@ -266,6 +276,47 @@ TEST(ExportScenario, RefusesTracesOfOtherModels) {
   } catch (const counterexamples::TraceFormatError& e) {
     EXPECT_EQ(e.field, "steps[1].action.kind");
   }
+}
+
+ordered_json suite_file(const std::string& name) {
+  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
+  return ordered_json::parse(in);
+}
+
+// Issue 16 points 2 and 5: the model's Pause/Resume and its lost produce response are
+// scenario ops of their own, and the model adapter replays them.
+TEST(ExportScenario, PauseAndLostResponseBecomeOpsTheModelAdapterReplays) {
+  const spec::Config config = spec::load_config(
+      nullptr, {"acks=1", "brokers=3", "replication_factor=2", "min_insync_replicas=1", "faults.max_pauses=1",
+                "faults.max_lossy_crashes=0", "consumer=false"});
+  const spec::PartitionModel model(config);
+  spec::State s = model.initial_states().at(0);
+  json steps = json::array({{{"index", 0}, {"action", nullptr}, {"action_name", "Init"}, {"state", model.state_to_json(s)}}});
+  auto take = [&](spec::ActionKind kind, int node, int other, int arg) {
+    const spec::Action a{kind, static_cast<uint8_t>(node), static_cast<uint8_t>(other), static_cast<uint8_t>(arg)};
+    s = model.next_state(s, a);
+    steps.push_back({{"index", steps.size()}, {"action", model.action_to_json(a)}, {"action_name", model.action_name(a)},
+                     {"state", model.state_to_json(s)}});
+  };
+  take(spec::ActionKind::Pause, 1, 0, 0);
+  take(spec::ActionKind::Produce, 0, 0, 1);
+  take(spec::ActionKind::Resume, 1, 0, 0);
+  const json trace = counterexamples::make_trace("partition", model.config_json(), "witness", "pause", "witness", steps);
+  const ordered_json scenario = counterexamples::trace_to_scenario(trace, "pause");
+  EXPECT_EQ(ops_of(scenario), (std::vector<std::string>{"pause", "produce", "resume"}));
+  EXPECT_EQ(scenario["steps"][0]["node"], 1);
+  const std::string text = counterexamples::scenario_to_gtest(scenario);
+  EXPECT_NE(text.find("cluster->pause(1);"), std::string::npos);
+  EXPECT_NE(text.find("cluster->resume(1);"), std::string::npos);
+  run_on_model(scenario);
+  // The suite's generated scenarios replay on the model adapter too.
+  run_on_model(suite_file("j-acks1-pause-loss"));
+  const ordered_json lost = suite_file("g-acks1-lost-response-duplicates");
+  EXPECT_TRUE(lost["steps"][0].value("response_lost", false));
+  EXPECT_TRUE(lost["steps"][2].value("retry", false));
+  EXPECT_NE(counterexamples::scenario_to_gtest(lost).find("cluster->produce_response_lost(1, 0)"), std::string::npos);
+  run_on_model(lost);
+  run_on_model(suite_file("g-duplicates-idempotence-on"));
 }
 
 TEST(ExportGtest, GeneratesOneTestWithExpectedCalls) {

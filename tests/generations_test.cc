@@ -593,6 +593,64 @@ TEST(Kip966Generation, AFencedLastKnownLeaderIsNotElected) {
   EXPECT_TRUE(contains(off.controller().fenced, 0));
 }
 
+// KIP-858 (3.7, metadata.version 3.7-IV2): ReplicationControlManager.LeaderAcceptor
+// accepts a leader only if the replica's assigned directory is among its broker's online
+// directories (ClusterControlManager.hasOnlineDir). The release pair on Kafka 3.9 (no
+// ELR): a record acknowledged by all three; both followers killed, so the ISR is the
+// leader alone; the leader loses its disk and comes back with a new directory id. Its
+// registration does not elect it (the partition names the lost directory); its
+// AssignReplicasToDirs moves the replica to the new directory without an election; the
+// next registration (1's) elects it, with its empty log: the acknowledged record is lost
+// one restart later than without the check, as Kafka 3.9.1 does on a real cluster
+// (docs/conformance.md, i-release-pair-kip-903).
+Scenario leader_lost_its_disk(const std::vector<std::string>& overrides) {
+  Scenario s(with({"protocol=kip-903", "fixes.isr_shrink_keeps_leader_epoch=true",
+                   "fixes.hw_frozen_below_min_isr=true", "controller.placement=dedicated", "faults.max_crashes=3",
+                   "faults.max_disk_losses=1"},
+                  overrides));
+  EXPECT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(2, 0), fetch_response(2), fetch(1, 0),
+                     fetch(2, 0)}));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
+  EXPECT_TRUE(s.run({crash(1, StopKind::Kill), fence_broker(1, 0), crash(2, StopKind::Kill), fence_broker(2, 0),
+                     crash(0, StopKind::Disk), fence_broker(0, kNoNode), restart(0)}));
+  EXPECT_EQ(s.controller().isr, nodes({0}));
+  EXPECT_TRUE(records(s.state(), 0).empty());
+  return s;
+}
+
+TEST(Kip966Generation, ABrokerBackOnANewDiskIsElectedOnlyOnceItsDirectoryIsAssigned) {
+  Scenario s = leader_lost_its_disk({"fixes.directory_assignment=true"});
+  const Step unfenced_first{ActionKind::RegisterBroker, 0, 0, 0};
+  const Step assigned_first{ActionKind::RegisterBroker, 0, 0, rules::kAssignedFirst};
+  EXPECT_FALSE(s.can(unfenced_first)) << "its directory is offline: not an acceptable leader";
+  EXPECT_TRUE(s.can(assigned_first)) << "unless its assignment committed before the unfencing heartbeat";
+  ASSERT_TRUE(s.apply({ActionKind::RegisterBroker, 0, kNoNode, 0}));
+  EXPECT_EQ(s.controller().directory_offline, nodes({0}));
+  EXPECT_FALSE(s.can(assign_replicas_to_dirs(0))) << "the broker has not created the log yet";
+  ASSERT_TRUE(s.run({metadata_update(0)}));
+  const int partition_epoch = s.controller().partition_epoch;
+  ASSERT_TRUE(s.apply(assign_replicas_to_dirs(0)));
+  EXPECT_EQ(s.controller().directory_offline, 0);
+  EXPECT_EQ(s.controller().leader, kNoNode) << "the assignment elects nobody";
+  EXPECT_EQ(s.controller().partition_epoch, partition_epoch + 1);
+  EXPECT_TRUE(s.holds("no-acked-loss"));
+  ASSERT_TRUE(s.run({restart(1), register_broker(1, 0), metadata_update(0)}));
+  EXPECT_EQ(rules::active_leader(s.state()), 0);
+  EXPECT_TRUE(s.violated("no-acked-loss")) << "the next election elects the empty log";
+
+  Scenario off = leader_lost_its_disk({"fixes.directory_assignment=false"});
+  EXPECT_FALSE(off.can(register_broker(0, kNoNode)));
+  EXPECT_FALSE(off.can(assigned_first)) << "no directories before KIP-858";
+  ASSERT_TRUE(off.apply(register_broker(0, 0))) << "before KIP-858 its own registration elects it";
+  EXPECT_EQ(off.controller().directory_offline, 0);
+}
+
+// The generations: KIP-858 shipped in 3.7, so kip-966 has it and kip-903 (3.5) does not.
+TEST(Kip966Generation, DirectoryAssignmentBelongsToKip966) {
+  EXPECT_TRUE(fixes_for(Protocol::Kip966).directory_assignment);
+  EXPECT_FALSE(fixes_for(Protocol::Kip903).directory_assignment);
+}
+
 // KAFKA-15583 (3.7): Partition.maybeIncrementLeaderHW does not move the HW while the ISR
 // is below min ISR whether or not ELR is enabled (ELR is off by default in 4.0).
 TEST(Kip966Generation, TheHwIsFrozenBelowMinIsrWithoutElrToo) {

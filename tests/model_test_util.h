@@ -95,6 +95,10 @@ inline Step deposed_write(int controller, int leader_after) {
   return {ActionKind::DeposedWrite, controller, leader_after};
 }
 inline Step stale_leader_and_isr(int broker) { return {ActionKind::StaleLeaderAndIsr, broker}; }
+// KIP-858.
+inline Step assign_replicas_to_dirs(int broker) { return {ActionKind::AssignReplicasToDirs, broker}; }
+inline Step pause(int node) { return {ActionKind::Pause, node}; }
+inline Step resume(int node) { return {ActionKind::Resume, node}; }
 
 inline std::string describe(const Step& step) {
   static constexpr const char* kNames[] = {
@@ -102,7 +106,8 @@ inline std::string describe(const Step& step) {
       "ShrinkIsr",       "AlterPartition",    "FenceBroker",    "RegisterBroker",     "UnfenceBroker",
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
-      "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr"};
+      "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr",
+      "AssignReplicasToDirs", "Pause", "Resume"};
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {
@@ -353,6 +358,9 @@ inline const std::vector<NamedConfig>& walk_configs() {
       // LeaderAndIsr (StaleLeaderAndIsr) happen, with controller failovers through crashes.
       {"kip-279-zk-deposed", {"protocol=kip-279", "faults.max_crashes=3", "faults.max_lossy_crashes=0",
                               "faults.max_network_cuts=2"}},
+      // Process pauses (SIGSTOP): frozen leaders, followers and voters, their sessions expiring.
+      {"pauses", {"faults.max_pauses=2", "faults.max_crashes=2", "acks=1", "min_insync_replicas=1"}},
+      {"pauses-zk", {"protocol=kip-497", "faults.max_pauses=2", "faults.max_crashes=1"}},
     };
     for (NamedConfig& nc : list) nc.overrides = pinned(nc.overrides);
     list.insert(list.begin(), NamedConfig{"default", {}});

@@ -177,6 +177,10 @@ class ClusterUnderTest {
   // the model needs it). Returns the send's result once the request has been handled:
   // Pending while the leader waits for the ISR (acks=all).
   virtual SendResult produce(int record, int broker) = 0;
+  // The same send, but the broker's response to it is lost on the way back to the client
+  // (the broker handled it: appended it, or refused it). A real cluster drops the
+  // response at a proxy; the client sees a timeout, and retries if it may.
+  virtual SendResult produce_response_lost(int record, int broker) = 0;
   // Lets the pending send of `record` run into its delivery timeout.
   virtual SendResult expire_send(int record) = 0;
   // Reads offset `offset` from `broker` (the leader the consumer knows); the record id,
@@ -191,6 +195,10 @@ class ClusterUnderTest {
   virtual void heal(int node, NetworkSide side) = 0;
   // Preferred-replica election moving leadership to `leader`.
   virtual void elect_preferred(int leader) = 0;
+  // Freezes `node`'s process (SIGSTOP: a GC pause, a VM freeze) / lets it continue
+  // (SIGCONT). A frozen node keeps its state but takes no step; its sessions expire.
+  virtual void pause(int node) = 0;
+  virtual void resume(int node) = 0;
 
   virtual PartitionObservation describe_partition() = 0;
   // The fields of `o` that break `c`, on what this implementation exposes: `mismatches`

@@ -182,7 +182,8 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
     const std::string what = step.contains("description") ? step["description"].get<std::string>() : op;
     out << "  // " << comment(label + ": " + what) << "\n";
     if (op == "produce") {
-      out << "  EXPECT_EQ(cluster->produce(" << step["record"].dump() << ", " << step["broker"].dump()
+      const bool lost = step.value("response_lost", false);
+      out << "  EXPECT_EQ(cluster->" << (lost ? "produce_response_lost(" : "produce(") << step["record"].dump() << ", " << step["broker"].dump()
           << "), " << send_result_code(step["expect"].get<std::string>()) << ") << \"" << label << "\";\n";
     } else if (op == "expire_send") {
       out << "  EXPECT_EQ(cluster->expire_send(" << step["record"].dump() << "), SendResult::RequestTimedOut) << \""
@@ -208,6 +209,8 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
           << ");\n";
     } else if (op == "elect_preferred") {
       out << "  cluster->elect_preferred(" << step["leader"].dump() << ");\n";
+    } else if (op == "pause" || op == "resume") {
+      out << "  cluster->" << op << "(" << step["node"].dump() << ");\n";
     } else if (op == "wait") {
       out << "  {\n";
       condition_code(out, need(step, "steps[]", "until"), step.value("model", ordered_json()), "    ");
@@ -215,7 +218,7 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
     } else {
       throw TraceFormatError("steps[].op", "unknown \"" + op +
                                                "\"; allowed: produce, expire_send, consume, crash, restart, "
-                                               "cut, heal, elect_preferred, wait");
+                                               "cut, heal, elect_preferred, pause, resume, wait");
     }
   }
 

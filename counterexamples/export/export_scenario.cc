@@ -22,13 +22,14 @@ namespace {
 
 // Action kinds a harness performs itself; every other kind is the cluster's own doing.
 constexpr std::string_view kHarnessKinds[] = {"Produce", "ProduceTimeout", "Crash",   "Restart",
-                                              "Cut",     "Heal",           "Consume", "PreferredElection"};
+                                              "Cut",     "Heal",           "Consume", "PreferredElection",
+                                              "Pause",   "Resume"};
 // Every kind of the partition model (spec/describe.cc), to refuse traces we do not know.
 constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
     "FenceBroker",    "RegisterBroker", "UnfenceBroker",     "UncleanElection", "MetadataUpdate",
     "ControllerFailover", "Flush",      "CheckpointHw",      "SessionExpiry",  "BrokerBounce",
-    "DeposedWrite",   "StaleLeaderAndIsr"};
+    "DeposedWrite",   "StaleLeaderAndIsr", "AssignReplicasToDirs"};
 
 bool known_kind(std::string_view kind) {
   return is_harness_action(kind) ||
@@ -145,6 +146,18 @@ ordered_json cluster_section(const json& config) {
   if (field(config, "flush") == "every-append") broker_config["log.flush.interval.messages"] = "1";
   ordered_json features = ordered_json::object();
   if (field(config, "eligible_leader_replicas") == true) features["eligible.leader.replicas.version"] = 1;
+  // Two of the fixes are gated by metadata.version in a KRaft cluster, so a trace without
+  // them runs on a release whose storage is formatted at an older feature level
+  // (`kafka-storage format --feature metadata.version=L`, MetadataVersion): no epoch bump
+  // on ISR shrink from 3.6-IV0 (level 12, KAFKA-15021), directory assignment from 3.7-IV2
+  // (level 17, KIP-858). The level named is the newest production one without the fix.
+  const json& fixes = field(config, "fixes");
+  if (field(controller, "mode") == "kraft" && fixes.is_object()) {
+    const bool keeps_epoch = field(fixes, "isr_shrink_keeps_leader_epoch") != false;
+    const bool directories = field(fixes, "directory_assignment") != false;
+    if (!keeps_epoch && !directories) features["metadata.version"] = 11;     // 3.5-IV2
+    else if (keeps_epoch && !directories) features["metadata.version"] = 15; // 3.7-IV0
+  }
   return {{"nodes", node_list},
           {"controller", {{"placement", dedicated ? "dedicated" : "combined"}, {"voters", voter_ids}}},
           {"protocol", {{"generation", protocol}, {"kafka_versions", protocol_kafka_versions(protocol)}}},
@@ -198,6 +211,18 @@ ordered_json op_for(const json& action, const json& before, const json& after, c
     op = {{"op", "produce"}, {"record", record}, {"broker", field(action, "broker")},
           {"acks", field(config, "acks")},
           {"expect", kafka_send_result(outcome.is_string() ? outcome.get<std::string>() : "")}};
+    // A retry of the send in progress (the producer's Sender re-enqueues the batch), not
+    // a new send: a real producer with retries does it by itself.
+    if (int_of(field(field(before, "producer"), "current")) == record) op["retry"] = true;
+    // The broker handled the request but its response never reaches the client
+    // (faults.max_lost_produce_responses): a harness drops that response.
+    if (field(action, "response_lost") == true) op["response_lost"] = true;
+    // acks=0 to a broker that does not lead: it drops the request, so the record reaches
+    // no broker although the client counts it as sent (a harness drops the request).
+    if (field(config, "acks") == "0") {
+      const json* node = node_of(before, int_of(field(action, "broker"), -1));
+      if (node == nullptr || field(field(*node, "replica"), "role") != "leader") op["request_lost"] = true;
+    }
   } else if (kind == "ProduceTimeout") {
     op = {{"op", "expire_send"}, {"record", field(action, "record")}, {"expect", "REQUEST_TIMED_OUT"}};
   } else if (kind == "Crash") {
@@ -212,6 +237,8 @@ ordered_json op_for(const json& action, const json& before, const json& after, c
     const json& read = field(field(after, "consumer"), "read");
     op = {{"op", "consume"}, {"broker", field(action, "broker")}, {"offset", offset},
           {"expect_record", read.is_array() && static_cast<int>(read.size()) > offset ? read[offset] : json()}};
+  } else if (kind == "Pause" || kind == "Resume") {
+    op = {{"op", kind == "Pause" ? "pause" : "resume"}, {"node", field(action, "node")}};
   } else if (kind == "PreferredElection") {
     op = {{"op", "elect_preferred"}, {"leader", field(action, "leader")}};
   }
@@ -290,7 +317,11 @@ ordered_json observable_state(const json& state, const json& config) {
     // loss at the stop), readable with kafka-dump-log.sh; its metadata view is gone.
     r["leo"] = field(replica, "leo");
     r["log"] = field(replica, "log");
-    if (field(node, "alive") == true) {
+    if (field(node, "paused") == true) {
+      // A frozen broker answers no request: its metadata view is not observable (it is
+      // the view it had when paused, which the trace's later steps show once it resumes).
+      r["paused"] = true;
+    } else if (field(node, "alive") == true) {
       const json& view = field(replica, "view");
       if (view.is_object()) {
         r["view"] = {{"leader", field(view, "leader")},

@@ -90,11 +90,14 @@ std::unique_ptr<ModelCluster> ModelCluster::from_scenario(const json& scenario) 
   return std::make_unique<ModelCluster>(spec::load_config(&config, {}));
 }
 
-void ModelCluster::take(const json& wanted) {
+void ModelCluster::take(const json& wanted, std::initializer_list<const char*> absent) {
   std::array<spec::Action, spec::kMaxEnabledActions> actions;
   const int n = model_.enabled_actions(state_, actions.data());
   for (int i = 0; i < n; ++i) {
-    if (has_fields(model_.action_to_json(actions[i]), wanted)) {
+    const json a = model_.action_to_json(actions[i]);
+    bool excluded = false;
+    for (const char* key : absent) excluded = excluded || a.contains(key);
+    if (!excluded && has_fields(a, wanted)) {
       state_ = model_.next_state(state_, actions[i]);
       return;
     }
@@ -111,9 +114,17 @@ cut::SendResult ModelCluster::send_result(int record) const {
 }
 
 cut::SendResult ModelCluster::produce(int record, int broker) {
-  take({{"kind", "Produce"}, {"broker", broker}, {"record", record}});
+  take({{"kind", "Produce"}, {"broker", broker}, {"record", record}}, {"response_lost"});
   return send_result(record);
 }
+
+cut::SendResult ModelCluster::produce_response_lost(int record, int broker) {
+  take({{"kind", "Produce"}, {"broker", broker}, {"record", record}, {"response_lost", true}});
+  return send_result(record);
+}
+
+void ModelCluster::pause(int node) { take({{"kind", "Pause"}, {"node", node}}); }
+void ModelCluster::resume(int node) { take({{"kind", "Resume"}, {"node", node}}); }
 
 cut::SendResult ModelCluster::expire_send(int record) {
   take({{"kind", "ProduceTimeout"}, {"record", record}});

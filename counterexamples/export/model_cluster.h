@@ -9,6 +9,7 @@
 // that the model follows the trace even where observables do not tell states apart.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ class ModelCluster : public cut::ClusterUnderTest {
   static std::unique_ptr<ModelCluster> from_scenario(const nlohmann::json& scenario);
 
   cut::SendResult produce(int record, int broker) override;
+  cut::SendResult produce_response_lost(int record, int broker) override;
   cut::SendResult expire_send(int record) override;
   std::optional<int> consume(int offset, int broker) override;
   void crash(int node, cut::CrashKind kind, std::optional<int> leader_after) override;
@@ -38,6 +40,8 @@ class ModelCluster : public cut::ClusterUnderTest {
   void cut(int node, cut::NetworkSide side) override;
   void heal(int node, cut::NetworkSide side) override;
   void elect_preferred(int leader) override;
+  void pause(int node) override;
+  void resume(int node) override;
   cut::PartitionObservation describe_partition() override;
   bool wait_until(const cut::Condition& c, std::string* why) override;
 
@@ -50,7 +54,8 @@ class ModelCluster : public cut::ClusterUnderTest {
  private:
   // Takes the enabled action whose JSON has every field of `wanted`; throws
   // std::runtime_error listing the enabled actions when there is none.
-  void take(const nlohmann::json& wanted);
+  // Takes the first enabled action with the fields of `wanted` and none of `absent`.
+  void take(const nlohmann::json& wanted, std::initializer_list<const char*> absent = {});
   cut::SendResult send_result(int record) const;
 
   spec::PartitionModel model_;

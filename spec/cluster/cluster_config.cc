@@ -138,6 +138,12 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
     throw ConfigError("controller.mode", "--model cluster composes the partition with the KRaft quorum; allowed: "
                                          "\"kraft\" (protocol \"kip-497\" or later)");
   if (properties_given && partition_wanted.empty()) c.partition.properties.clear();
+  // A paused voter would also have to freeze in the KRaft model (no timeout, no vote),
+  // which the composed model does not express yet: the partition model has the pause.
+  if (c.partition.faults.max_pauses != 0)
+    throw ConfigError("faults.max_pauses", "must be 0 for --model cluster (process pauses are modelled by the "
+                                           "partition model, --model partition), got " +
+                                               std::to_string(c.partition.faults.max_pauses));
 
   const int voters = c.partition.controller.voters;
   if (voters != 3 && voters != 5)

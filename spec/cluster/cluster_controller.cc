@@ -33,6 +33,7 @@ bool is_decision(K kind) {
     case K::UnfenceBroker:
     case K::UncleanElection:
     case K::PreferredElection:
+    case K::AssignReplicasToDirs:
     case K::AlterPartition: return true;
     default: return false;
   }
@@ -77,6 +78,8 @@ void answer_alter_partition(const Config& c, State& p, int leader, const Control
 void answer_registration(State& p, int broker, const ControllerState& image) {
   NodeState& n = p.nodes[broker];
   if (n.alive && n.broker_epoch == 0) n.broker_epoch = image.registered_epoch[broker];
+  // The controller has its new log directory (KIP-858): nothing left to tell it.
+  if (contains(image.directory_offline, broker)) p.replicas[broker].new_directory = 0;
 }
 
 void commit(const ClusterModel& m, ClusterState& s, MetadataRecord& r) {

@@ -29,7 +29,7 @@ json node_set(NodeSet s) {
 json image_json(int nodes, const ControllerState& image) {
   json registered = json::array();
   for (int n = 0; n < nodes; ++n) registered.push_back(image.registered_epoch[n]);
-  return {{"leader", image.leader == kNoNode ? json(nullptr) : json(image.leader)},
+  json out = {{"leader", image.leader == kNoNode ? json(nullptr) : json(image.leader)},
           {"leader_epoch", image.leader_epoch},
           {"partition_epoch", image.partition_epoch},
           {"isr", node_set(image.isr)},
@@ -38,6 +38,8 @@ json image_json(int nodes, const ControllerState& image) {
           {"fenced", node_set(image.fenced)},
           {"registered_epochs", registered},
           {"unclean_elected", image.unclean_elected == 1}};
+  if (image.directory_offline != 0) out["directory_offline"] = node_set(image.directory_offline);
+  return out;
 }
 
 const char* answer_name(int answer) {

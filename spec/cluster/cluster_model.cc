@@ -47,6 +47,7 @@ bool replaced_in_cluster(K kind) {
     case K::UnfenceBroker:
     case K::UncleanElection:
     case K::PreferredElection:
+    case K::AssignReplicasToDirs:
     case K::AlterPartition:
     case K::MetadataUpdate:
     case K::ControllerFailover: return true;

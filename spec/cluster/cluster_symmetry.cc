@@ -33,6 +33,7 @@ void relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.isr = map_set(p, from.isr);
   image.elr = map_set(p, from.elr);
   image.last_known_elr = map_set(p, from.last_known_elr);
+  image.directory_offline = map_set(p, from.directory_offline);
   image.fenced = map_set(p, from.fenced);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }

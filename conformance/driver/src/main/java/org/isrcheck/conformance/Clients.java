@@ -103,6 +103,22 @@ final class Clients {
     return producer != null;
   }
 
+  /**
+   * Fetches the topic's metadata into the producer (KafkaProducer.partitionsFor, bounded
+   * by max.block.ms), so that its first send needs no metadata request: a broker paused
+   * just before that send (SIGSTOP answers nothing) cannot make it block.
+   */
+  synchronized int warm(String topic) throws DriverException {
+    if (producer == null) throw DriverException.badRequest("no producer: send op \"producer\" first");
+    try {
+      return producer.partitionsFor(topic).size();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw DriverException.timeout("the producer got no metadata for " + topic + ": " + e.getMessage());
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw DriverException.kafka("metadata for " + topic + ": " + e);
+    }
+  }
+
   /** Issues the send of record k on the sender thread; returns its tracking object. */
   synchronized Send send(String topic, int k) throws DriverException {
     if (producer == null) throw DriverException.badRequest("no producer: send op \"producer\" first");

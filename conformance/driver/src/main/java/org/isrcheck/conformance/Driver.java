@@ -125,7 +125,7 @@ public final class Driver {
 
   static final List<String> OPS = List.of("ping", "status", "start_cluster", "create_topic", "producer", "produce",
       "send_status", "await_send", "sends", "consume", "kill", "stop", "disk_loss", "start", "pause", "resume",
-      "cut", "heal", "drop_produce_responses", "dropped", "elect_preferred", "describe", "stop_cluster", "shutdown");
+      "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "elect_preferred", "describe", "stop_cluster", "shutdown");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -207,6 +207,12 @@ public final class Driver {
         Clients.Send s = clients.status(intField(req, "record"));
         s.await(deadline(req, 10000));
         s.fill(resp);
+        return;
+      }
+      case "warm_producer": {
+        String topic = req.path("topic").asText("");
+        if (topic.isEmpty()) throw DriverException.badRequest("topic: missing (the topic whose metadata to fetch)");
+        resp.put("partitions", clients.warm(topic));
         return;
       }
       case "sends": {
@@ -291,10 +297,20 @@ public final class Driver {
         resp.put("armed", count);
         return;
       }
+      case "drop_produce_requests": {
+        Node n = c.node(intField(req, "node"));
+        if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker");
+        int count = intField(req, "count");
+        if (count < 0) throw DriverException.badRequest("count: must be >= 0 (0 disarms)");
+        n.clientProxy.armProduceRequestDrop(count);
+        resp.put("armed", count);
+        return;
+      }
       case "dropped": {
         Node n = c.node(intField(req, "node"));
         if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker");
         resp.put("dropped", n.clientProxy.droppedProduceResponses());
+        resp.put("dropped_requests", n.clientProxy.droppedProduceRequests());
         return;
       }
       case "elect_preferred":

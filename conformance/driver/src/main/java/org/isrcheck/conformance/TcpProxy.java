@@ -12,7 +12,9 @@
 //
 // The client-listener proxy also parses Kafka's framing (4-byte size; request header
 // api_key, api_version, correlation_id) to drop the responses of Produce requests
-// (api key 0) on demand: a lost produce response, for the duplicates scenario.
+// (api key 0) on demand: a lost produce response, for the duplicates scenario; and to
+// drop Produce requests themselves before they reach the broker: a lost acks=0 request
+// (the client expects no response to it, so nothing else is missing on the connection).
 package org.isrcheck.conformance;
 
 import java.io.DataInputStream;
@@ -49,6 +51,8 @@ final class TcpProxy implements AutoCloseable {
   private final Set<Conn> conns = ConcurrentHashMap.newKeySet();
   private final AtomicInteger dropProduceResponses = new AtomicInteger();
   private final AtomicInteger dropped = new AtomicInteger();
+  private final AtomicInteger dropProduceRequests = new AtomicInteger();
+  private final AtomicInteger droppedRequests = new AtomicInteger();
   private volatile boolean closed;
 
   TcpProxy(int node, Listener listener, int upstreamPort, CutPolicy policy) throws IOException {
@@ -74,6 +78,15 @@ final class TcpProxy implements AutoCloseable {
 
   int droppedProduceResponses() {
     return dropped.get();
+  }
+
+  /** Drops the next `count` Produce requests from clients (0 disarms). */
+  void armProduceRequestDrop(int count) {
+    dropProduceRequests.set(count);
+  }
+
+  int droppedProduceRequests() {
+    return droppedRequests.get();
   }
 
   /** The open connections: "origin->node:listener" (origin "external" when no node owns it). */
@@ -220,6 +233,12 @@ final class TcpProxy implements AutoCloseable {
           if (size >= 8) {
             int apiKey = ((frame[0] & 0xff) << 8) | (frame[1] & 0xff);
             int correlation = readInt(frame, 4);
+            if (apiKey == 0 && dropProduceRequests.getAndUpdate(v -> v > 0 ? v - 1 : 0) > 0) {
+              droppedRequests.incrementAndGet();
+              Log.info("proxy " + node + "/" + listener + ": dropped the Produce request of correlation id "
+                  + correlation);
+              continue;
+            }
             if (apiKey == 0) produceCorrelations.add(correlation);
           }
         } else if (size >= 4) {
