@@ -10,7 +10,7 @@ namespace isr::spec::rules {
 bool is_replica(const Config& c, int node) { return node >= 0 && node < c.replication_factor; }
 
 bool live_voter(const Config& c, const State& s, int node) {
-  return c.is_voter(node) && s.nodes[node].alive && !(s.nodes[node].cut & kCutFromQuorum);
+  return c.is_voter(node) && runs(s, node) && !(s.nodes[node].cut & kCutFromQuorum);
 }
 
 bool zk_available(const Config& c, const State& s) {
@@ -21,7 +21,7 @@ bool zk_available(const Config& c, const State& s) {
 
 bool zk_session_live(const State& s, int node) {
   const NodeState& n = s.nodes[node];
-  return n.alive && !(n.cut & kCutFromQuorum) && n.zk_registered;
+  return runs(s, node) && !(n.cut & kCutFromQuorum) && n.zk_registered;
 }
 
 bool quorum_available(const Config& c, const State& s) {
@@ -39,13 +39,15 @@ bool quorum_available(const Config& c, const State& s) {
 bool reaches_controller(const State& s, int node) {
   const NodeState& n = s.nodes[node];
   const NodeState& active = s.nodes[s.controller.active];
-  return n.alive && !(n.cut & kCutFromQuorum) && active.alive && !(active.cut & kCutFromQuorum);
+  // A paused broker sends no heartbeat, so its session expires at the controller
+  // (ReplicationControlManager.maybeFenceOneStaleBroker: the BrokerHeartbeatManager tracker expires it), as for a cut one.
+  return runs(s, node) && !(n.cut & kCutFromQuorum) && runs(s, s.controller.active) && !(active.cut & kCutFromQuorum);
 }
 
 bool brokers_connected(const State& s, int a, int b) {
   const NodeState& x = s.nodes[a];
   const NodeState& y = s.nodes[b];
-  return x.alive && y.alive && !(x.cut & kCutFromBrokers) && !(y.cut & kCutFromBrokers);
+  return runs(s, a) && runs(s, b) && !(x.cut & kCutFromBrokers) && !(y.cut & kCutFromBrokers);
 }
 
 bool believes_leader(const State& s, int node) {
