@@ -14,7 +14,7 @@
 
 #include "analysis/restricted_model.h"
 #include "checker/state_graph.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 #include "spec/queries.h"
 

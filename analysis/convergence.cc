@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "checker/state_graph.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 
 namespace isr::analysis {

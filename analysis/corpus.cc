@@ -10,8 +10,8 @@
 
 #include "analysis/availability.h"
 #include "analysis/corpus_models.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "spec/config.h"
 #include "spec/files.h"
 #include "spec/json_fields.h"

@@ -7,7 +7,7 @@
 
 #include "analysis/verify.h"
 #include "checker/bfs.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/kraft/kraft_config.h"

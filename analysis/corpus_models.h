@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/corpus.h"
-#include "counterexamples/replay.h"
+#include "counterexamples/trace/replay.h"
 
 namespace isr::analysis {
 

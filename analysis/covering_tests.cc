@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "checker/state_graph.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 
 namespace isr::analysis {

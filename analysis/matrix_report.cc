@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "analysis/matrix.h"
-#include "counterexamples/render.h"
+#include "counterexamples/render/render.h"
 
 namespace isr::analysis {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "analysis/restricted_model.h"
 #include "checker/bfs.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 
 namespace isr::analysis {

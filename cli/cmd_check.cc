@@ -26,9 +26,9 @@
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
-#include "counterexamples/render.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
 
 namespace isr::cli {
 namespace {

@@ -17,8 +17,8 @@
 #include "conformance/conform.h"
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
-#include "counterexamples/export_scenario.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/export/export_scenario.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
 namespace {

@@ -18,8 +18,8 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
-#include "counterexamples/render.h"
-#include "counterexamples/replay.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/trace/replay.h"
 #include "spec/partition_model.h"
 
 namespace isr::cli {

@@ -10,10 +10,10 @@
 
 #include "cli/commands.h"
 #include "cli/run_support.h"
-#include "counterexamples/export_gtest.h"
-#include "counterexamples/export_itf.h"
-#include "counterexamples/export_scenario.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/export/export_gtest.h"
+#include "counterexamples/export/export_itf.h"
+#include "counterexamples/export/export_scenario.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
 namespace {

@@ -1,5 +1,5 @@
 // `isrcheck render TRACE --format text|markdown|mermaid|dot [--out FILE]`: shows a trace
-// file for people. Works from the trace JSON alone (counterexamples/render.h), for any
+// file for people. Works from the trace JSON alone (counterexamples/render/render.h), for any
 // model; --model only checks that the trace is of the expected model.
 #include <fstream>
 #include <iostream>
@@ -11,8 +11,8 @@
 #include "cli/commands.h"
 #include "cli/run_support.h"
 #include "cli/model_dispatch.h"
-#include "counterexamples/render.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
 namespace {

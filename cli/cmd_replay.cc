@@ -1,7 +1,7 @@
 // `isrcheck replay TRACE`: re-executes a trace file against the model its "model" field
 // names (partition or kraft), rebuilt from its configuration. Exit 0 when it reproduces,
 // 1 at the first diverging step, 2 when the file is unreadable or malformed
-// (counterexamples/replay.h).
+// (counterexamples/trace/replay.h).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,8 +10,8 @@
 #include "cli/commands.h"
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
 namespace {

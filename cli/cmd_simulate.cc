@@ -32,9 +32,9 @@
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
-#include "counterexamples/render.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/files.h"
 
 namespace isr::cli {
@@ -80,7 +80,7 @@ std::map<std::string, double, std::less<>> read_weights(const std::string& path,
   return weights;
 }
 
-// The shrunk counterexample as trace JSON (counterexamples/trace.h), with how the walk
+// The shrunk counterexample as trace JSON (counterexamples/trace/trace_writer.h), with how the walk
 // found it.
 template <checker::Model M>
 json trace_json(const M& model, std::string_view model_name, const checker::WalkViolation<M>& v,

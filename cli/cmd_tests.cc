@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/run_support.h"
 #include "cli/load.h"
-#include "counterexamples/export_scenario.h"
+#include "counterexamples/export/export_scenario.h"
 #include "spec/config.h"
 
 namespace isr::cli {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/load.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/config.h"

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "counterexamples/export_scenario.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/export/export_scenario.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 
 namespace isr::conformance {

@@ -2,8 +2,11 @@
 // names, one-line descriptions, when each applies, and the predicate itself.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "spec/config.h"
 #include "spec/state.h"
@@ -17,6 +20,9 @@ struct PropertyInfo {
   // default list; naming an inapplicable property explicitly is an error).
   bool (*applies)(const spec::Config& c);
   bool (*holds)(const spec::Config& c, const spec::State& s);
+  // How a counterexample's last state (state_to_json) breaks it, in Kafka terms; empty
+  // when that state does not show it (renderers then quote the description).
+  std::string (*explain)(const nlohmann::json& last_state);
 };
 
 // Every property, in a fixed order.
@@ -24,5 +30,9 @@ const std::vector<PropertyInfo>& catalog();
 
 // nullptr when unknown.
 const PropertyInfo* find(std::string_view name);
+
+// The named property's explanation of a trace's last state; empty when the property is
+// not in this catalog or the state does not show the violation.
+std::string explain(std::string_view property, const nlohmann::json& last_state);
 
 }  // namespace isr::properties

@@ -2,8 +2,13 @@
 // one leader per epoch, no duplicate records with idempotence, and a leader's HW never
 // moves backwards within its epoch.
 #include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "properties/predicates.h"
+#include "properties/state_words.h"
 #include "spec/queries.h"
 
 namespace isr::properties {
@@ -87,5 +92,102 @@ bool no_duplicates(const Config& c, const State& s) {
 }
 
 bool hw_monotonic(const Config&, const State& s) { return s.history.hw_regressed == 0; }
+
+// --- explanations, for counterexamples: the trace's last state (state_to_json) -------
+
+using nlohmann::json;
+
+std::string explain_consistent_read(const json& state) {
+  const json& leader = field(field(state, "controller"), "leader");
+  const json* node = leader.is_null() ? nullptr : node_by_id(state, leader);
+  if (node == nullptr) return {};
+  const std::vector<json> records = records_of(field(*node, "replica"));
+  const json& read = field(field(state, "consumer"), "read");
+  for (size_t offset = 0; read.is_array() && offset < read.size(); ++offset) {
+    if (offset >= records.size()) {
+      return "the consumer read record " + compact(read[offset]) + " at offset " +
+             std::to_string(offset) + ", but the leader " + node_name(leader) +
+             "'s log no longer reaches that offset";
+    }
+    if (records[offset] != read[offset]) {
+      return "the consumer read record " + compact(read[offset]) + " at offset " +
+             std::to_string(offset) + ", but the leader " + node_name(leader) + " now has record " +
+             compact(records[offset]) + " there";
+    }
+  }
+  return {};
+}
+
+std::string explain_single_leader_per_epoch(const json& state) {
+  std::vector<std::pair<json, json>> leaders;  // (node, epoch)
+  for (const json& node : set_members(field(state, "nodes"))) {
+    const json& replica = field(node, "replica");
+    if (field(replica, "role") == "leader" && field(node, "alive") != false) {
+      leaders.emplace_back(field(node, "id"), field(field(replica, "view"), "leader_epoch"));
+    }
+  }
+  for (size_t i = 0; i < leaders.size(); ++i) {
+    for (size_t j = i + 1; j < leaders.size(); ++j) {
+      if (leaders[i].second == leaders[j].second) {
+        return node_name(leaders[i].first) + " and " + node_name(leaders[j].first) +
+               " both act as leader in leader epoch " + compact(leaders[i].second);
+      }
+    }
+  }
+  return {};
+}
+
+std::string explain_log_matching(const json& state) {
+  const json& epoch = field(field(state, "controller"), "leader_epoch");
+  std::vector<const json*> current;  // running replicas in the current leader epoch
+  for (const json& node : field(state, "nodes")) {
+    const json& r = field(node, "replica");
+    if (field(node, "alive") != false && !r.is_null() && field(field(r, "view"), "leader_epoch") == epoch)
+      current.push_back(&node);
+  }
+  for (size_t i = 0; i < current.size(); ++i) {
+    for (size_t j = i + 1; j < current.size(); ++j) {
+      const json& a = field(*current[i], "replica");
+      const json& b = field(*current[j], "replica");
+      const json& la = field(a, "log");
+      const json& lb = field(b, "log");
+      const json& ha = field(a, "hw");
+      const json& hb = field(b, "hw");
+      if (!la.is_array() || !lb.is_array() || !ha.is_number_integer() || !hb.is_number_integer()) continue;
+      const size_t limit = std::min({ha.get<size_t>(), hb.get<size_t>(), la.size(), lb.size()});
+      for (size_t o = 0; o < limit; ++o) {
+        if (la[o] == lb[o]) continue;
+        return node_name(field(*current[i], "id")) + " and " + node_name(field(*current[j], "id")) +
+               " both follow leader epoch " + compact(epoch) + " yet hold different entries at offset " +
+               std::to_string(o) + ", below both high watermarks: " + entry_text(la[o]) + " vs " +
+               entry_text(lb[o]) + " (one kept an entry that log truncation after the leader change should have "
+               "removed)";
+      }
+    }
+  }
+  return {};
+}
+
+std::string explain_no_duplicates(const json& state) {
+  for (const json& node : set_members(field(state, "nodes"))) {
+    const std::vector<json> records = records_of(field(node, "replica"));
+    for (size_t i = 0; i < records.size(); ++i)
+      for (size_t j = i + 1; j < records.size(); ++j)
+        if (records[i] == records[j])
+          return "record " + compact(records[i]) + " is twice in " + node_name(field(node, "id")) +
+                 "'s log (offsets " + std::to_string(i) + " and " + std::to_string(j) +
+                 "): the producer retried a send whose first attempt had been appended, and the broker "
+                 "appended the retry too";
+  }
+  return {};
+}
+
+std::string explain_hw_monotonic(const json& state) {
+  if (field(field(state, "history"), "hw_regressed") != true) return {};
+  const json& controller = field(state, "controller");
+  return "the leader " + node_name(field(controller, "leader")) +
+         "'s high watermark went backwards within leader epoch " + compact(field(controller, "leader_epoch")) +
+         ": a consumer may already have read records below the old high watermark";
+}
 
 }  // namespace isr::properties

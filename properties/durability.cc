@@ -1,6 +1,14 @@
 // Durability: acknowledged records survive, and every replica that could become leader
 // holds everything the leader has committed (below its high watermark).
 #include "properties/predicates.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "properties/state_words.h"
 #include "spec/queries.h"
 
 namespace isr::properties {
@@ -70,6 +78,91 @@ bool leader_completeness(const Config& c, const State& s) {
   if (l < 0) return true;
   const NodeSet candidates = s.controller.isr | (c.eligible_leader_replicas ? s.controller.elr : 0);
   return members_hold_committed(c, s, l, candidates);
+}
+
+using nlohmann::json;
+
+// --- explanations, for counterexamples: the trace's last state (state_to_json) -------
+
+namespace {
+
+// The controller's leader's node, or nullptr.
+const json* leader_node(const json& state) {
+  const json& leader = field(field(state, "controller"), "leader");
+  return leader.is_null() ? nullptr : node_by_id(state, leader);
+}
+
+// The first offset of the leader's committed prefix (below its HW) at which `replica`
+// lacks the leader's record; -1 when it holds them all.
+long first_missing_committed(const json& leader_replica, const json& replica) {
+  const std::vector<json> committed = records_of(leader_replica);
+  const std::vector<json> held = records_of(replica);
+  const json& hw = field(leader_replica, "hw");
+  const long limit =
+      hw.is_number_integer() ? std::min<long>(hw.get<long>(), static_cast<long>(committed.size())) : 0;
+  for (long o = 0; o < limit; ++o)
+    if (o >= static_cast<long>(held.size()) || held[o] != committed[o]) return o;
+  return -1;
+}
+
+// The first member of the controller's `sets` (by name) that lacks a committed record.
+std::string missing_committed(const json& state, const std::vector<const char*>& sets, const std::string& what) {
+  const json* leader = leader_node(state);
+  if (leader == nullptr) return {};
+  const json& lr = field(*leader, "replica");
+  const json& controller = field(state, "controller");
+  for (const char* set : sets) {
+    for (const json& id : set_members(field(controller, set))) {
+      if (id == field(*leader, "id")) continue;
+      const json* node = node_by_id(state, id);
+      if (node == nullptr) continue;
+      const long o = first_missing_committed(lr, field(*node, "replica"));
+      if (o < 0) continue;
+      return node_name(id) + " is in the " + (std::string(set) == "isr" ? "ISR " : "ELR ") +
+             node_set_text(field(controller, set)) + what + " but lacks record " + compact(records_of(lr)[o]) +
+             " at offset " + std::to_string(o) + ", below the leader " + node_name(field(*leader, "id")) +
+             "'s high watermark " + compact(field(lr, "hw")) + " (its log " + log_text(field(*node, "replica")) + ")";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string explain_no_acked_loss(const json& state) {
+  const json& controller = field(state, "controller");
+  const json& leader = field(controller, "leader");
+  if (leader.is_null()) return {};
+  const json* node = node_by_id(state, leader);
+  if (node == nullptr) return {};
+  for (const std::string& record : acked_records(state)) {
+    if (!holds_record(field(*node, "replica"), record)) {
+      return "record " + record + " was acknowledged to the producer but is not in the log of " +
+             "the leader " + node_name(leader) + " (leader epoch " +
+             compact(field(controller, "leader_epoch")) + ", log " +
+             log_text(field(*node, "replica")) + ")";
+    }
+  }
+  return {};
+}
+
+std::string explain_no_committed_loss_globally(const json& state) {
+  for (const std::string& record : acked_records(state)) {
+    bool anywhere = false;
+    for (const json& node : set_members(field(state, "nodes"))) {
+      anywhere = anywhere || holds_record(field(node, "replica"), record);
+    }
+    if (!anywhere) {
+      return "record " + record + " was acknowledged to the producer but is on no replica any more";
+    }
+  }
+  return {};
+}
+
+std::string explain_strong_isr(const json& state) { return missing_committed(state, {"isr"}, ""); }
+
+std::string explain_leader_completeness(const json& state) {
+  return missing_committed(state, {"isr", "elr"}, ", so it may be elected leader,");
 }
 
 }  // namespace isr::properties

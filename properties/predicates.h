@@ -4,6 +4,10 @@
 // reads, the leader's last HW).
 #pragma once
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "spec/config.h"
 #include "spec/state.h"
 
@@ -25,5 +29,20 @@ bool hw_monotonic(const spec::Config& c, const spec::State& s);
 // quorum.cc
 bool replication_quorum_superset(const spec::Config& c, const spec::State& s);
 bool min_isr_recovery_quorum(const spec::Config& c, const spec::State& s);
+
+// The explanations beside them (same files): one sentence, in Kafka terms, saying how a
+// trace's last state (its state_to_json) violates the property; empty when the state
+// does not show it in a way these words can say.
+std::string explain_no_acked_loss(const nlohmann::json& state);
+std::string explain_no_committed_loss_globally(const nlohmann::json& state);
+std::string explain_strong_isr(const nlohmann::json& state);
+std::string explain_leader_completeness(const nlohmann::json& state);
+std::string explain_consistent_read(const nlohmann::json& state);
+std::string explain_log_matching(const nlohmann::json& state);
+std::string explain_single_leader_per_epoch(const nlohmann::json& state);
+std::string explain_no_duplicates(const nlohmann::json& state);
+std::string explain_hw_monotonic(const nlohmann::json& state);
+std::string explain_replication_quorum_superset(const nlohmann::json& state);
+std::string explain_min_isr_recovery_quorum(const nlohmann::json& state);
 
 }  // namespace isr::properties

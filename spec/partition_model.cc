@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "checker/property_table.h"
 #include "properties/catalog.h"
 #include "spec/rules.h"
 
@@ -13,21 +14,11 @@ namespace isr::spec {
 
 namespace {
 
-// How a property of the catalog is called through the checker's Property interface.
-template <size_t I>
-bool call_property(const PartitionModel& m, const State& s) {
-  return properties::catalog()[I].holds(m.config(), s);
-}
-
-using Holds = bool (*)(const PartitionModel&, const State&);
-
-template <size_t... I>
-constexpr std::array<Holds, sizeof...(I)> make_callers(std::index_sequence<I...>) {
-  return {&call_property<I>...};
-}
-
-constexpr size_t kMaxProperties = 32;
-constexpr auto kCallers = make_callers(std::make_index_sequence<kMaxProperties>{});
+// The catalog's properties, called through the checker's Property interface.
+using Properties = checker::PropertyTable<PartitionModel, &properties::catalog,
+                                          [](const auto& p, const PartitionModel& m, const State& s) {
+                                            return p.holds(m.config(), s);
+                                          }>;
 
 void update_history(State& s) {
   HistoryState& h = s.history;
@@ -51,14 +42,8 @@ void update_history(State& s) {
 void rules::update_history(State& s) { spec::update_history(s); }
 
 PartitionModel::PartitionModel(Config config)
-    : config_(std::move(config)), symmetry_classes_(symmetry_classes_for(config_)) {
-  const auto& all = properties::catalog();
-  if (all.size() > kMaxProperties) throw std::logic_error("raise kMaxProperties");
-  for (const std::string& name : config_.properties) {
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].name == name) properties_.push_back(Property{all[i].name, all[i].description, kCallers[i]});
-    }
-  }
+    : ModelBase(std::move(config)), symmetry_classes_(symmetry_classes_for(config_)) {
+  for (const std::string& name : config_.properties) Properties::add(name, properties_);
 }
 
 std::vector<State> PartitionModel::initial_states() const {

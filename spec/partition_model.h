@@ -3,11 +3,13 @@
 // It satisfies checker::Model, so every engine in checker/ explores it without knowing
 // Kafka. The rules themselves live in one file per concern (see docs/model.md):
 //   spec/produce.cc       producer requests, appends, acks (ReplicaManager.appendRecords)
-//   spec/replication.cc   fetch, fetch responses, truncation, HW (Partition, ReplicaFetcher)
+//   spec/replication.cc   fetch, fetch responses, truncation (Partition, ReplicaFetcher)
+//   spec/high_watermark.cc the leader's HW and delayed produce (maybeIncrementLeaderHW)
 //   spec/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
 //   spec/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
 //   spec/zookeeper.cc     the ZooKeeper-mode controller (sessions, BrokerChange, zkVersion)
-//   spec/cluster.cc       shared facts (quorum, reachability), log operations, the HW
+//   spec/queries.cc       shared facts (quorum, reachability, acting leader, maximal ISR)
+//   spec/log.cc           log operations: append (and flush policy), truncate
 //   spec/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
 //   spec/consumer.cc      consumer reads
 //   spec/symmetry.cc      canonical form under permutations of interchangeable nodes
@@ -23,7 +25,9 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/model.h"
+#include "checker/model_base.h"
 #include "spec/config.h"
+#include "spec/node_action.h"
 #include "spec/state.h"
 
 namespace isr::spec {
@@ -63,42 +67,21 @@ enum class ActionKind : uint8_t {
   kCount
 };
 
-struct Action {
-  ActionKind kind = ActionKind::Produce;
-  uint8_t node = 0;
-  uint8_t other = 0;
-  uint8_t arg = 0;
-  bool operator==(const Action&) const = default;
-};
+using Action = NodeAction<ActionKind>;
 
 // Upper bound on the actions enabled in one state (checked when enumerating).
 inline constexpr int kMaxEnabledActions = 256;
 
-class PartitionModel {
+class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, Action, kMaxEnabledActions> {
  public:
-  using State = spec::State;
-  using Action = spec::Action;
-  using Property = checker::Property<State, PartitionModel>;
-
   explicit PartitionModel(Config config);
-
-  const Config& config() const { return config_; }
 
   std::vector<State> initial_states() const;
 
   // Fills `out` with the enabled actions, in the model's fixed order; returns the count.
   int enabled_actions(const State& s, Action* out) const;
 
-  template <class Sink>
-  void for_each_action(const State& s, Sink&& sink) const {
-    std::array<Action, kMaxEnabledActions> buffer;
-    const int n = enabled_actions(s, buffer.data());
-    for (int i = 0; i < n; ++i) sink(buffer[i]);
-  }
-
   State next_state(const State& s, const Action& a) const;
-
-  const std::vector<Property>& properties() const { return properties_; }
 
   void canonicalize(State& s) const;
 
@@ -117,8 +100,6 @@ class PartitionModel {
   uint32_t bounds_hit(const State& s) const;
 
  private:
-  Config config_;
-  std::vector<Property> properties_;
   std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
 

@@ -16,11 +16,7 @@
 namespace isr::spec::rules {
 
 // Collects enabled actions into the caller's fixed buffer (no allocation).
-struct ActionList {
-  Action* out;
-  int count = 0;
-  void add(ActionKind kind, int node, int other = 0, int arg = 0);
-};
+using ActionList = spec::ActionList<Action, kMaxEnabledActions>;
 
 // Whether flush state is tracked at all: only a lossy crash can observe it.
 bool tracks_flush(const Config& c);
@@ -94,6 +90,10 @@ void update_history(State& s);
 // Relabels every node reference of `s` by `perm` (old id -> new id) into `t`
 // (symmetry.cc; the composed model's symmetry reuses it).
 void relabel_nodes(const Config& c, const std::array<uint8_t, kMaxNodes>& perm, const State& s, State& t);
+// A hash of the label-free facts about node n (symmetry.cc): equal for a node and its
+// image under any relabelling. `active_is_a_node`: whether controller.active is a node
+// reference the relabelling moves.
+uint64_t node_signature(const Config& c, const State& s, int n, bool active_is_a_node);
 
 // --- Per-concern actions and transitions ---------------------------------------------
 

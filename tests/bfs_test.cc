@@ -17,7 +17,7 @@
 #include "checker/parent_log.h"
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "tests/toy_models.h"
 
 namespace isr::checker {

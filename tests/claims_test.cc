@@ -15,7 +15,7 @@
 #include "analysis/availability.h"
 #include "analysis/claims.h"
 #include "checker/state_graph.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition_model.h"
 #include "spec/queries.h"
 #include "tests/toy_models.h"

@@ -36,8 +36,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/counterexample.h"
-#include "counterexamples/render.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
 

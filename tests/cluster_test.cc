@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "properties/cluster.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"

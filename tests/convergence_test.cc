@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/convergence.h"
-#include "counterexamples/replay.h"
+#include "counterexamples/trace/replay.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
 #include "tests/trace_test_support.h"

@@ -15,7 +15,7 @@
 
 #include "analysis/corpus.h"
 #include "analysis/corpus_models.h"
-#include "counterexamples/replay.h"
+#include "counterexamples/trace/replay.h"
 #include "spec/kraft/kraft_config.h"
 #include "tests/trace_test_support.h"
 

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "properties/kraft.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"

@@ -1,4 +1,4 @@
-// Rendering traces for people (counterexamples/render.h) on hand-written fixtures in
+// Rendering traces for people (counterexamples/render/render.h) on hand-written fixtures in
 // tests/data/: the text names every action, marks changed fields and states the
 // violation; mermaid and dot are structurally valid; unknown fields render generically;
 // malformed traces are refused naming the field. The CLI part runs the built binary
@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/json_diff.h"
-#include "counterexamples/render.h"
-#include "counterexamples/render_words.h"
-#include "counterexamples/trace.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/json_diff.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/render/render_words.h"
+#include "counterexamples/trace/trace_writer.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "spec/cluster/cluster_model.h"
 #include "tests/trace_test_support.h"
 

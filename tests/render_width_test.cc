@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/render.h"
+#include "counterexamples/render/render.h"
 #include "tests/trace_test_support.h"
 
 namespace {

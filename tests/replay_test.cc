@@ -1,4 +1,4 @@
-// Replaying traces (counterexamples/replay.h, `isrcheck replay`): traces built by driving
+// Replaying traces (counterexamples/trace/replay.h, `isrcheck replay`): traces built by driving
 // the Kafka partition model by hand reproduce; tampered ones (an action changed, a state
 // field changed, steps cut off) fail at the right step with what was expected and what
 // was found; malformed files exit 2 naming the field. Replay is model-agnostic: it also
@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/counterexample.h"
-#include "counterexamples/replay.h"
-#include "counterexamples/trace.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/replay.h"
+#include "counterexamples/trace/trace_writer.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
 #include "tests/toy_models.h"
@@ -81,7 +81,7 @@ std::optional<std::vector<typename M::Action>> shortest_violation(const M& model
 }
 
 // The trace document (docs/trace-format.md) of `actions` taken from `state`, built the
-// way the engines build theirs (counterexamples/trace.h).
+// way the engines build theirs (counterexamples/trace/trace_writer.h).
 template <class M>
 json trace_of(const M& model, const std::string& model_name, typename M::State state,
               const std::vector<typename M::Action>& actions, std::string_view property) {

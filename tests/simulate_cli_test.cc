@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "tests/trace_test_support.h"
 
 namespace {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "checker/property_table.h"
 #include "properties/catalog.h"
 #include "properties/cluster.h"
 #include "properties/kraft.h"
@@ -21,41 +22,20 @@ using QK = kraft::KraftActionKind;
 
 // Properties of the three catalogs, called through the checker's Property interface
 // on the part of the state they judge.
-template <size_t I>
-bool partition_property(const ClusterModel& m, const ClusterState& s) {
-  return properties::catalog()[I].holds(m.config().partition, s.partition);
-}
-template <size_t I>
-bool quorum_property(const ClusterModel& m, const ClusterState& s) {
-  return properties::kraft_catalog()[I].holds(m.config().quorum, s.quorum);
-}
-template <size_t I>
-bool cluster_property(const ClusterModel& m, const ClusterState& s) {
-  return properties::cluster_catalog()[I].holds(m.config(), s);
-}
-
-using Holds = bool (*)(const ClusterModel&, const ClusterState&);
-constexpr size_t kMaxProperties = 32;
-
-template <template <size_t> class Wrap, size_t... I>
-constexpr std::array<Holds, sizeof...(I)> callers(std::index_sequence<I...>) {
-  return {&Wrap<I>::call...};
-}
-template <size_t I>
-struct PartitionCall {
-  static bool call(const ClusterModel& m, const ClusterState& s) { return partition_property<I>(m, s); }
-};
-template <size_t I>
-struct QuorumCall {
-  static bool call(const ClusterModel& m, const ClusterState& s) { return quorum_property<I>(m, s); }
-};
-template <size_t I>
-struct ClusterCall {
-  static bool call(const ClusterModel& m, const ClusterState& s) { return cluster_property<I>(m, s); }
-};
-constexpr auto kPartitionCallers = callers<PartitionCall>(std::make_index_sequence<kMaxProperties>{});
-constexpr auto kQuorumCallers = callers<QuorumCall>(std::make_index_sequence<kMaxProperties>{});
-constexpr auto kClusterCallers = callers<ClusterCall>(std::make_index_sequence<kMaxProperties>{});
+using PartitionProperties =
+    checker::PropertyTable<ClusterModel, &properties::catalog,
+                           [](const auto& p, const ClusterModel& m, const ClusterState& s) {
+                             return p.holds(m.config().partition, s.partition);
+                           }>;
+using QuorumProperties =
+    checker::PropertyTable<ClusterModel, &properties::kraft_catalog,
+                           [](const auto& p, const ClusterModel& m, const ClusterState& s) {
+                             return p.holds(m.config().quorum, s.quorum);
+                           }>;
+using ClusterProperties = checker::PropertyTable<ClusterModel, &properties::cluster_catalog,
+                                                 [](const auto& p, const ClusterModel& m, const ClusterState& s) {
+                                                   return p.holds(m.config(), s);
+                                                 }>;
 
 // Broker-layer actions the composed model replaces: decisions come from the KRaft
 // leader's controller, metadata updates from the committed log, and the quorum's
@@ -84,23 +64,14 @@ bool quorum_action_kept(QK kind) {
 }  // namespace
 
 ClusterModel::ClusterModel(ClusterConfig config)
-    : config_(std::move(config)),
+    : ModelBase(std::move(config)),
       partition_(config_.partition),
       quorum_(config_.quorum),
       symmetry_classes_(symmetry_classes_for(config_.partition)) {
-  if (properties::catalog().size() > kMaxProperties || properties::kraft_catalog().size() > kMaxProperties ||
-      properties::cluster_catalog().size() > kMaxProperties)
-    throw std::logic_error("raise kMaxProperties");
   for (const std::string& name : config_.properties) {
-    const auto& p = properties::catalog();
-    for (size_t i = 0; i < p.size(); ++i)
-      if (p[i].name == name) properties_.push_back(Property{p[i].name, p[i].description, kPartitionCallers[i]});
-    const auto& q = properties::kraft_catalog();
-    for (size_t i = 0; i < q.size(); ++i)
-      if (q[i].name == name) properties_.push_back(Property{q[i].name, q[i].description, kQuorumCallers[i]});
-    const auto& r = properties::cluster_catalog();
-    for (size_t i = 0; i < r.size(); ++i)
-      if (r[i].name == name) properties_.push_back(Property{r[i].name, r[i].description, kClusterCallers[i]});
+    PartitionProperties::add(name, properties_);
+    QuorumProperties::add(name, properties_);
+    ClusterProperties::add(name, properties_);
   }
   bootstrap_ = partition_.initial_states().front().controller;
 }

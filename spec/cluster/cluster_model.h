@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/model.h"
+#include "checker/model_base.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_state.h"
 #include "spec/kraft/kraft_model.h"
@@ -43,15 +44,11 @@ struct ClusterAction {
 
 inline constexpr int kMaxClusterActions = kMaxEnabledActions + kraft::kMaxKraftActions;
 
-class ClusterModel {
+class ClusterModel
+    : public checker::ModelBase<ClusterModel, ClusterConfig, ClusterState, ClusterAction, kMaxClusterActions> {
  public:
-  using State = ClusterState;
-  using Action = ClusterAction;
-  using Property = checker::Property<State, ClusterModel>;
-
   explicit ClusterModel(ClusterConfig config);
 
-  const ClusterConfig& config() const { return config_; }
   const PartitionModel& partition_model() const { return partition_; }
   const kraft::KraftModel& quorum_model() const { return quorum_; }
 
@@ -59,16 +56,7 @@ class ClusterModel {
 
   int enabled_actions(const State& s, Action* out) const;
 
-  template <class Sink>
-  void for_each_action(const State& s, Sink&& sink) const {
-    std::array<Action, kMaxClusterActions> buffer;
-    const int n = enabled_actions(s, buffer.data());
-    for (int i = 0; i < n; ++i) sink(buffer[i]);
-  }
-
   State next_state(const State& s, const Action& a) const;
-
-  const std::vector<Property>& properties() const { return properties_; }
 
   void canonicalize(State& s) const;
 
@@ -94,11 +82,9 @@ class ClusterModel {
   bool has_uncommitted_records(const State& s, int voter) const;
 
  private:
-  ClusterConfig config_;
   PartitionModel partition_;
   kraft::KraftModel quorum_;
   ControllerState bootstrap_{};
-  std::vector<Property> properties_;
   std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
 

@@ -4,13 +4,17 @@
 // partition part, the quorum part (through the node -> voter map), the voters' record
 // payloads, and every node reference inside the metadata records.
 //
-// The canonical form is the bytewise smallest relabelling over the whole group (every
-// permutation of every class: 6 for three combined nodes), with records renumbered in
-// order of first appearance after each relabelling: exact and idempotent.
+// Records are renumbered in order of first appearance after each relabelling, so that
+// relabellings compose. A node's signature is its partition-model signature and that
+// of the KRaft voter it hosts; the generic engine of checker/symmetry.h computes the
+// canonical form from them.
 #include <algorithm>
 #include <array>
 #include <cstring>
 
+#include <xxhash.h>
+
+#include "checker/symmetry.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/cluster/cluster_rules.h"
 #include "spec/kraft/kraft_rules.h"
@@ -19,20 +23,13 @@
 namespace isr::spec::cluster {
 namespace {
 
-using Perm = std::array<uint8_t, kMaxNodes>;
-
-uint8_t map_id(const Perm& p, uint8_t id) { return id == kNoNode ? kNoNode : p[id]; }
-
-NodeSet map_set(const Perm& p, NodeSet s) {
-  NodeSet out = 0;
-  for (int n = 0; s != 0; ++n, s >>= 1)
-    if (s & 1u) out |= bit(p[n]);
-  return out;
-}
+using checker::map_id;
+using checker::map_set;
+using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 
 void relabel_image(int nodes, const Perm& p, ControllerState& image) {
   const ControllerState from = image;
-  image.leader = map_id(p, from.leader);
+  image.leader = map_id(p, from.leader, kNoNode);
   image.isr = map_set(p, from.isr);
   image.elr = map_set(p, from.elr);
   image.last_known_elr = map_set(p, from.last_known_elr);
@@ -59,38 +56,26 @@ void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, Clust
   }
   relabel_image(nodes, p, t.bootstrap);
   relabel_image(nodes, p, t.committed);
-  for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader);
+  for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader, kNoNode);
   rules::renumber_records(voters, t);
+}
+
+// Label-free facts about node n: its partition-model signature (controller.active is
+// not relabelled here, so it is not a node reference) and that of the voter it hosts.
+// Record payloads and images are left out: their numbering depends on voter order.
+uint64_t signature(const ClusterConfig& c, const ClusterState& s, int n) {
+  uint64_t parts[2] = {spec::rules::node_signature(c.partition, s.partition, n, false), 0};
+  const int v = c.node_voter(n);
+  if (v >= 0) parts[1] = kraft::rules::voter_signature(c.quorum.voters, s.quorum, v);
+  return XXH3_64bits(parts, sizeof parts);
 }
 
 }  // namespace
 
 void ClusterModel::canonicalize(ClusterState& s) const {
-  if (symmetry_classes_.empty()) return;
-  // Odometer over the permutations of every class.
-  std::array<std::array<uint8_t, kMaxNodes>, kMaxNodes> orders;
-  const int classes = static_cast<int>(symmetry_classes_.size());
-  for (int k = 0; k < classes; ++k)
-    for (size_t i = 0; i < symmetry_classes_[k].size(); ++i) orders[k][i] = static_cast<uint8_t>(i);
-  ClusterState best = s;
-  ClusterState candidate;
-  for (;;) {
-    int k = 0;
-    for (; k < classes; ++k) {
-      auto& order = orders[k];
-      if (std::next_permutation(order.begin(), order.begin() + symmetry_classes_[k].size())) break;
-    }
-    if (k == classes) break;
-    Perm p;
-    for (int n = 0; n < kMaxNodes; ++n) p[n] = static_cast<uint8_t>(n);
-    for (int j = 0; j < classes; ++j) {
-      const auto& members = symmetry_classes_[j];
-      for (size_t i = 0; i < members.size(); ++i) p[members[i]] = members[orders[j][i]];
-    }
-    relabel(config_, p, s, candidate);
-    if (std::memcmp(&candidate, &best, sizeof(ClusterState)) < 0) best = candidate;
-  }
-  s = best;
+  checker::canonicalize<kMaxNodes>(
+      s, symmetry_classes_, [this](const ClusterState& x, int n) { return signature(config_, x, n); },
+      [this](const Perm& p, const ClusterState& from, ClusterState& to) { relabel(config_, p, from, to); });
 }
 
 }  // namespace isr::spec::cluster

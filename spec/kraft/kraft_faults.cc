@@ -10,10 +10,6 @@ namespace isr::spec::kraft::rules {
 
 using K = KraftActionKind;
 
-void ActionList::add(KraftActionKind kind, int node, int other, int arg) {
-  out[count++] = KraftAction{kind, static_cast<uint8_t>(node), static_cast<uint8_t>(other), static_cast<uint8_t>(arg)};
-}
-
 bool is_voter(const KraftConfig& c, const Voter& v) { return !(c.fixes.directory_ids && v.new_directory); }
 
 bool connected(const KraftState& s, int a, int b) {

@@ -6,26 +6,18 @@
 #include <stdexcept>
 #include <utility>
 
+#include "checker/property_table.h"
 #include "properties/kraft.h"
 #include "spec/kraft/kraft_rules.h"
 
 namespace isr::spec::kraft {
 namespace {
 
-template <size_t I>
-bool call_property(const KraftModel& m, const KraftState& s) {
-  return properties::kraft_catalog()[I].holds(m.config(), s);
-}
-
-using Holds = bool (*)(const KraftModel&, const KraftState&);
-
-template <size_t... I>
-constexpr std::array<Holds, sizeof...(I)> make_callers(std::index_sequence<I...>) {
-  return {&call_property<I>...};
-}
-
-constexpr size_t kMaxProperties = 8;
-constexpr auto kCallers = make_callers(std::make_index_sequence<kMaxProperties>{});
+// The catalog's properties, called through the checker's Property interface.
+using Properties = checker::PropertyTable<KraftModel, &properties::kraft_catalog,
+                                          [](const auto& p, const KraftModel& m, const KraftState& s) {
+                                            return p.holds(m.config(), s);
+                                          }>;
 
 // The most actions one state can enable with kMaxVoters voters: a timeout, resign,
 // append, restart, cut and heal per voter, two kinds of fetch and of crash per voter,
@@ -34,14 +26,9 @@ static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 2 * kMaxVote
 
 }  // namespace
 
-KraftModel::KraftModel(KraftConfig config) : config_(std::move(config)) {
-  const auto& all = properties::kraft_catalog();
-  if (all.size() > kMaxProperties) throw std::logic_error("raise kMaxProperties");
-  for (const std::string& name : config_.properties) {
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].name == name) properties_.push_back(Property{all[i].name, all[i].description, kCallers[i]});
-    }
-  }
+KraftModel::KraftModel(KraftConfig config)
+    : ModelBase(std::move(config)), symmetry_classes_(voter_classes(config_)) {
+  for (const std::string& name : config_.properties) Properties::add(name, properties_);
 }
 
 std::vector<KraftState> KraftModel::initial_states() const {

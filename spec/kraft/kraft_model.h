@@ -19,7 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/model.h"
+#include "checker/model_base.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/node_action.h"
 #include "spec/kraft/kraft_state.h"
 
 namespace isr::spec::kraft {
@@ -39,41 +41,21 @@ enum class KraftActionKind : uint8_t {
   kCount
 };
 
-struct KraftAction {
-  KraftActionKind kind = KraftActionKind::Timeout;
-  uint8_t node = 0;
-  uint8_t other = 0;
-  uint8_t arg = 0;  // Crash: 1 = the disk is lost; Fetch: 1 = the response is lost
-  bool operator==(const KraftAction&) const = default;
-};
+// arg: Crash: 1 = the disk is lost; Fetch: 1 = the response is lost.
+using KraftAction = NodeAction<KraftActionKind>;
 
 inline constexpr int kMaxKraftActions = 128;
 
-class KraftModel {
+class KraftModel : public checker::ModelBase<KraftModel, KraftConfig, KraftState, KraftAction, kMaxKraftActions> {
  public:
-  using State = KraftState;
-  using Action = KraftAction;
-  using Property = checker::Property<State, KraftModel>;
-
   explicit KraftModel(KraftConfig config);
-
-  const KraftConfig& config() const { return config_; }
 
   std::vector<State> initial_states() const;
 
   // Fills `out` with the enabled actions in the model's fixed order; returns the count.
   int enabled_actions(const State& s, Action* out) const;
 
-  template <class Sink>
-  void for_each_action(const State& s, Sink&& sink) const {
-    std::array<Action, kMaxKraftActions> buffer;
-    const int n = enabled_actions(s, buffer.data());
-    for (int i = 0; i < n; ++i) sink(buffer[i]);
-  }
-
   State next_state(const State& s, const Action& a) const;
-
-  const std::vector<Property>& properties() const { return properties_; }
 
   void canonicalize(State& s) const;
 
@@ -88,11 +70,13 @@ class KraftModel {
   uint32_t bounds_hit(const State& s) const;
 
  private:
-  KraftConfig config_;
-  std::vector<Property> properties_;
+  std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
 
 static_assert(checker::Model<KraftModel>);
+
+// The voters, interchangeable as one class (kraft_symmetry.cc); none below two voters.
+std::vector<std::vector<uint8_t>> voter_classes(const KraftConfig& c);
 
 // The name traces record in their "model" field.
 inline constexpr const char* kKraftModelName = "kraft";

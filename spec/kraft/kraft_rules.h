@@ -14,11 +14,8 @@
 
 namespace isr::spec::kraft::rules {
 
-struct ActionList {
-  KraftAction* out;
-  int count = 0;
-  void add(KraftActionKind kind, int node, int other = 0, int arg = 0);
-};
+// Collects enabled actions into the caller's fixed buffer (no allocation).
+using ActionList = spec::ActionList<KraftAction, kMaxKraftActions>;
 
 // --- shared facts -----------------------------------------------------------------------
 
@@ -46,6 +43,9 @@ void leader_append(const KraftConfig& c, KraftState& s, int leader);
 // Relabels every voter reference of `s` by `perm` (old id -> new id) into `t`
 // (kraft_symmetry.cc; the composed model's symmetry reuses it).
 void relabel_voters(int voters, const std::array<uint8_t, kMaxVoters>& perm, const KraftState& s, KraftState& t);
+// A hash of the label-free facts about voter v (kraft_symmetry.cc): equal for a voter and
+// its image under any relabelling.
+uint64_t voter_signature(int voters, const KraftState& s, int v);
 
 // --- per concern ------------------------------------------------------------------------
 

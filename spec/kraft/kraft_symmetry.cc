@@ -5,38 +5,24 @@
 // votes, known leaders, votes granted, the leader's per-voter fetch offsets, the writer
 // of every log entry and the history's leader sets.
 //
-// As in spec/symmetry.cc, voters are ordered by a label-free signature and only voters
-// with equal signatures are permuted exhaustively, keeping the bytewise smallest
-// result: exact (the same representative for every state of an orbit) and idempotent.
+// This file supplies the relabelling and each voter's label-free signature; the generic
+// engine of checker/symmetry.h computes the canonical form from them.
 #include <algorithm>
 #include <array>
 #include <cstring>
 
 #include <xxhash.h>
 
+#include "checker/symmetry.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/kraft/kraft_rules.h"
 
 namespace isr::spec::kraft {
 namespace {
 
-using Perm = std::array<uint8_t, kMaxVoters>;  // old voter id -> new voter id
-
-// Insertion sort: at most kMaxVoters items (std::sort trips GCC's -Warray-bounds here).
-template <class T>
-void small_sort(T* items, int n) {
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && items[j] < items[j - 1]; --j) std::swap(items[j], items[j - 1]);
-}
-
-uint8_t map_id(const Perm& p, uint8_t id) { return id == kNone ? kNone : p[id]; }
-
-VoterSet map_set(const Perm& p, VoterSet s) {
-  VoterSet out = 0;
-  for (int v = 0; s != 0; ++v, s >>= 1)
-    if (s & 1u) out |= member(p[v]);
-  return out;
-}
+using checker::map_id;
+using checker::map_set;
+using Perm = checker::Relabelling<kMaxVoters>;  // old voter id -> new voter id
 
 void map_entries(const Perm& p, Entry* entries, int length) {
   for (int o = 0; o < length; ++o)
@@ -49,8 +35,8 @@ void relabel(int voters, const Perm& p, const KraftState& s, KraftState& t) {
     const Voter& from = s.voters[v];
     Voter& to = t.voters[p[v]];
     to = from;
-    to.voted_for = map_id(p, from.voted_for);
-    to.leader = map_id(p, from.leader);
+    to.voted_for = map_id(p, from.voted_for, kNone);
+    to.leader = map_id(p, from.leader, kNone);
     to.granted = map_set(p, from.granted);
     for (int f = 0; f < voters; ++f) to.end_offset[p[f]] = from.end_offset[f];
     map_entries(p, to.log, to.leo);
@@ -85,7 +71,7 @@ uint64_t signature(int voters, const KraftState& s, int v) {
   for (int e = 0; e <= kMaxEpoch; ++e) sig.led[e] = has(s.history.leaders[e], v);
   // The leader's fetch offsets as a multiset.
   for (int f = 0; f < voters; ++f) sig.ends[f] = x.end_offset[f];
-  small_sort(sig.ends, voters);
+  checker::detail::small_sort(sig.ends, voters);
   return XXH3_64bits(&sig, sizeof sig);
 }
 
@@ -96,55 +82,20 @@ void rules::relabel_voters(int voters, const std::array<uint8_t, kMaxVoters>& pe
   relabel(voters, perm, s, t);
 }
 
+uint64_t rules::voter_signature(int voters, const KraftState& s, int v) { return signature(voters, s, v); }
+
+std::vector<std::vector<uint8_t>> voter_classes(const KraftConfig& c) {
+  if (c.voters < 2) return {};
+  std::vector<uint8_t> all;
+  for (int v = 0; v < c.voters; ++v) all.push_back(static_cast<uint8_t>(v));
+  return {all};
+}
+
 void KraftModel::canonicalize(KraftState& s) const {
   const int k = config_.voters;
-  std::array<std::pair<uint64_t, uint8_t>, kMaxVoters> order;
-  for (int v = 0; v < k; ++v) order[v] = {signature(k, s, v), static_cast<uint8_t>(v)};
-  small_sort(order.data(), k);
-  Perm base;
-  for (int v = 0; v < kMaxVoters; ++v) base[v] = static_cast<uint8_t>(v);
-  for (int i = 0; i < k; ++i) base[order[i].second] = static_cast<uint8_t>(i);
-  // Tie groups: runs of equal signatures, as (first slot, members).
-  struct Tie {
-    int first_slot;
-    int size;
-    std::array<uint8_t, kMaxVoters> members;
-  };
-  std::array<Tie, kMaxVoters> ties;
-  int tie_count = 0;
-  for (int i = 0; i < k;) {
-    int j = i;
-    while (j < k && order[j].first == order[i].first) ++j;
-    if (j - i > 1) {
-      Tie& t = ties[tie_count++];
-      t.first_slot = i;
-      t.size = j - i;
-      for (int m = 0; m < t.size; ++m) t.members[m] = order[i + m].second;
-    }
-    i = j;
-  }
-  KraftState best;
-  relabel(k, base, s, best);
-  if (tie_count == 0) {
-    s = best;
-    return;
-  }
-  // Every ordering of every tie group (at most 5! = 120 relabellings).
-  KraftState candidate;
-  for (;;) {
-    int g = 0;
-    for (; g < tie_count; ++g) {
-      Tie& t = ties[g];
-      if (std::next_permutation(t.members.begin(), t.members.begin() + t.size)) break;
-    }
-    if (g == tie_count) break;
-    Perm p = base;
-    for (int i = 0; i < tie_count; ++i)
-      for (int m = 0; m < ties[i].size; ++m) p[ties[i].members[m]] = static_cast<uint8_t>(ties[i].first_slot + m);
-    relabel(k, p, s, candidate);
-    if (std::memcmp(&candidate, &best, sizeof(KraftState)) < 0) best = candidate;
-  }
-  s = best;
+  checker::canonicalize<kMaxVoters>(
+      s, symmetry_classes_, [k](const KraftState& x, int v) { return signature(k, x, v); },
+      [k](const Perm& p, const KraftState& from, KraftState& to) { relabel(k, p, from, to); });
 }
 
 }  // namespace isr::spec::kraft

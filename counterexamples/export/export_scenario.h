@@ -2,7 +2,7 @@
 // cluster and topic to set up, the client operations and faults to perform, the
 // observable conditions to wait for between them, and what a client must observe
 // (docs/scenarios.md). A harness driving a real Kafka cluster, or our own model through
-// counterexamples/model_cluster.h, runs the same scenario.
+// counterexamples/export/model_cluster.h, runs the same scenario.
 //
 // Model-internal steps (fetches, HW advances, AlterPartition, controller decisions,
 // metadata propagation, flushes) are not operations a harness can perform: each run of

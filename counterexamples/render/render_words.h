@@ -11,26 +11,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "properties/state_words.h"
+
 namespace isr::counterexamples {
 
-// `obj[key]` when present, else null (never throws, never inserts).
-const nlohmann::json& field(const nlohmann::json& obj, const char* key);
-
-// A scalar for people: strings unquoted, null as "-", true/false as yes/no.
-// "a, b, c" with any separator.
-std::string join(const std::vector<std::string>& parts, const std::string& separator);
-
-std::string scalar_text(const nlohmann::json& value);
-// A compact JSON dump ("[0,1,2]") for anything, strings unquoted.
-std::string compact(const nlohmann::json& value);
-
-std::string node_name(const nlohmann::json& id);          // 2 -> "N2", null -> "none"
-std::string node_set_text(const nlohmann::json& nodes);   // [0,1,2] -> "[0,1,2]"
-
-// One log entry [epoch, record] as "1:r2"; anything else as compact JSON.
-std::string entry_text(const nlohmann::json& entry);
-// A replica's log with the HW marked: "1:r1 1:r2 | 2:r3"; "(empty)" when empty.
-std::string log_text(const nlohmann::json& replica);
+// The JSON text helpers (properties/state_words.h), shared with the properties'
+// explanations.
+using properties::compact;
+using properties::entry_text;
+using properties::field;
+using properties::join;
+using properties::log_text;
+using properties::node_name;
+using properties::node_set_text;
+using properties::scalar_text;
+using properties::set_members;
 
 // How a node stopped, from its last_stop: "crashed (kill -9)", "shut down cleanly", ...
 std::string stop_words(const nlohmann::json& last_stop);

@@ -1,5 +1,5 @@
 // Field-by-field differences between two JSON documents (see json_diff.h).
-#include "counterexamples/json_diff.h"
+#include "counterexamples/trace/json_diff.h"
 
 namespace isr::counterexamples {
 

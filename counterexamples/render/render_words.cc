@@ -1,21 +1,17 @@
 // The vocabulary the renderers share (see render_words.h).
-#include "counterexamples/render_words.h"
+#include "counterexamples/render/render_words.h"
 
 #include <algorithm>
 #include <set>
 
-#include "counterexamples/json_diff.h"
+#include "counterexamples/trace/json_diff.h"
+#include "properties/catalog.h"
 
 namespace isr::counterexamples {
 
 using nlohmann::json;
 
 namespace {
-
-const json& null_json() {
-  static const json null_value;
-  return null_value;
-}
 
 std::string arrow(const json& before, const json& after) {
   return compact(before) + " -> " + compact(after);
@@ -42,11 +38,6 @@ void generic_changes(const std::string& prefix, const json& before, const json& 
   }
 }
 
-std::vector<json> set_members(const json& nodes) {
-  std::vector<json> out;
-  if (nodes.is_array()) out.assign(nodes.begin(), nodes.end());
-  return out;
-}
 
 // "N1,N2" for the members of `a` that `b` lacks.
 std::string set_minus_text(const json& a, const json& b) {
@@ -360,176 +351,10 @@ void describe_consumer_change(const json& before, const json& after,
   generic_changes("consumer: ", before, after, handled, out);
 }
 
-// Records in a replica's log.
-std::vector<json> records_of(const json& replica) {
-  std::vector<json> records;
-  for (const json& entry : set_members(field(replica, "log"))) {
-    records.push_back(entry.is_array() && entry.size() == 2 ? entry[1] : entry);
-  }
-  return records;
-}
 
-const json* node_by_id(const json& state, const json& id) {
-  const json& nodes = field(state, "nodes");
-  if (!nodes.is_array()) return nullptr;
-  for (const json& node : nodes) {
-    if (field(node, "id") == id) return &node;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> acked_records(const json& state) {
-  std::vector<std::string> acked;
-  const json& outcomes = field(field(state, "producer"), "outcomes");
-  if (outcomes.is_object()) {
-    for (const auto& [record, outcome] : outcomes.items()) {
-      if (outcome == "acked") acked.push_back(record);
-    }
-  }
-  return acked;
-}
-
-bool holds_record(const json& replica, const std::string& record) {
-  for (const json& r : records_of(replica)) {
-    if (compact(r) == record) return true;
-  }
-  return false;
-}
-
-std::string explain_no_acked_loss(const json& state) {
-  const json& controller = field(state, "controller");
-  const json& leader = field(controller, "leader");
-  if (leader.is_null()) return {};
-  const json* node = node_by_id(state, leader);
-  if (node == nullptr) return {};
-  for (const std::string& record : acked_records(state)) {
-    if (!holds_record(field(*node, "replica"), record)) {
-      return "record " + record + " was acknowledged to the producer but is not in the log of " +
-             "the leader " + node_name(leader) + " (leader epoch " +
-             compact(field(controller, "leader_epoch")) + ", log " +
-             log_text(field(*node, "replica")) + ")";
-    }
-  }
-  return {};
-}
-
-std::string explain_global_loss(const json& state) {
-  for (const std::string& record : acked_records(state)) {
-    bool anywhere = false;
-    for (const json& node : set_members(field(state, "nodes"))) {
-      anywhere = anywhere || holds_record(field(node, "replica"), record);
-    }
-    if (!anywhere) {
-      return "record " + record + " was acknowledged to the producer but is on no replica any more";
-    }
-  }
-  return {};
-}
-
-std::string explain_consistent_read(const json& state) {
-  const json& leader = field(field(state, "controller"), "leader");
-  const json* node = leader.is_null() ? nullptr : node_by_id(state, leader);
-  if (node == nullptr) return {};
-  const std::vector<json> records = records_of(field(*node, "replica"));
-  const json& read = field(field(state, "consumer"), "read");
-  for (size_t offset = 0; read.is_array() && offset < read.size(); ++offset) {
-    if (offset >= records.size()) {
-      return "the consumer read record " + compact(read[offset]) + " at offset " +
-             std::to_string(offset) + ", but the leader " + node_name(leader) +
-             "'s log no longer reaches that offset";
-    }
-    if (records[offset] != read[offset]) {
-      return "the consumer read record " + compact(read[offset]) + " at offset " +
-             std::to_string(offset) + ", but the leader " + node_name(leader) + " now has record " +
-             compact(records[offset]) + " there";
-    }
-  }
-  return {};
-}
-
-std::string explain_single_leader(const json& state) {
-  std::vector<std::pair<json, json>> leaders;  // (node, epoch)
-  for (const json& node : set_members(field(state, "nodes"))) {
-    const json& replica = field(node, "replica");
-    if (field(replica, "role") == "leader" && field(node, "alive") != false) {
-      leaders.emplace_back(field(node, "id"), field(field(replica, "view"), "leader_epoch"));
-    }
-  }
-  for (size_t i = 0; i < leaders.size(); ++i) {
-    for (size_t j = i + 1; j < leaders.size(); ++j) {
-      if (leaders[i].second == leaders[j].second) {
-        return node_name(leaders[i].first) + " and " + node_name(leaders[j].first) +
-               " both act as leader in leader epoch " + compact(leaders[i].second);
-      }
-    }
-  }
-  return {};
-}
 
 }  // namespace
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += separator;
-    out += parts[i];
-  }
-  return out;
-}
-
-const json& field(const json& obj, const char* key) {
-  if (!obj.is_object()) return null_json();
-  auto it = obj.find(key);
-  return it == obj.end() ? null_json() : *it;
-}
-
-std::string scalar_text(const json& value) {
-  if (value.is_null()) return "-";
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean()) return value.get<bool>() ? "yes" : "no";
-  return value.dump();
-}
-
-std::string compact(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_null()) return "-";
-  return value.dump();
-}
-
-std::string node_name(const json& id) {
-  if (id.is_null()) return "none";
-  if (id.is_number_integer()) return "N" + id.dump();
-  return compact(id);
-}
-
-std::string node_set_text(const json& nodes) {
-  if (!nodes.is_array()) return compact(nodes);
-  std::vector<std::string> parts;
-  for (const json& n : nodes) parts.push_back(compact(n));
-  return "[" + join(parts, ",") + "]";
-}
-
-std::string entry_text(const json& entry) {
-  if (entry.is_array() && entry.size() == 2) {
-    return compact(entry[0]) + ":r" + compact(entry[1]);
-  }
-  return compact(entry);
-}
-
-std::string log_text(const json& replica) {
-  const json& log = field(replica, "log");
-  if (!log.is_array()) return compact(log);
-  const json& hw_value = field(replica, "hw");
-  const long long hw = hw_value.is_number_integer() ? hw_value.get<long long>() : -1;
-  if (log.empty()) return hw == 0 ? "(empty)" : "(empty) hw=" + compact(hw_value);
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < log.size(); ++i) {
-    if (static_cast<long long>(i) == hw) parts.push_back("|");
-    parts.push_back(entry_text(log[i]));
-  }
-  if (hw == static_cast<long long>(log.size())) parts.push_back("|");
-  return join(parts, " ");
-}
 
 std::string stop_words(const json& last_stop) {
   const std::string kind = scalar_text(last_stop);
@@ -630,14 +455,8 @@ std::string violation_sentence(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
   const json& state = steps.back().at("state");
-  std::string reason;
-  if (property == "no-acked-loss") reason = explain_no_acked_loss(state);
-  if (property == "no-committed-loss-globally") reason = explain_global_loss(state);
-  if (property == "consistent-read") reason = explain_consistent_read(state);
-  if (property == "single-leader-per-epoch") reason = explain_single_leader(state);
-  if (property == "hw-monotonic" && field(field(state, "history"), "hw_regressed") == true) {
-    reason = "a leader's high watermark went backwards";
-  }
+  // The explanation lives with the property (properties/); the catalog is asked by name.
+  std::string reason = properties::explain(property, state);
   std::string sentence = "Property " + property + " is violated at step " +
                          std::to_string(steps.size() - 1) + ": ";
   if (!reason.empty()) return sentence + reason + ".";

@@ -1,5 +1,5 @@
 // The model as a cluster under test (see model_cluster.h).
-#include "counterexamples/model_cluster.h"
+#include "counterexamples/export/model_cluster.h"
 
 #include <xxhash.h>
 
@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "counterexamples/export_scenario.h"
+#include "counterexamples/export/export_scenario.h"
 #include "spec/files.h"
 
 namespace isr::counterexamples {

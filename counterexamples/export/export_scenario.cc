@@ -1,5 +1,5 @@
 // Trace -> implementation-neutral scenario (see export_scenario.h, docs/scenarios.md).
-#include "counterexamples/export_scenario.h"
+#include "counterexamples/export/export_scenario.h"
 
 #include <xxhash.h>
 
@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "counterexamples/render_words.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/render/render_words.h"
+#include "counterexamples/trace/trace_reader.h"
 #include "spec/config.h"
 #include "spec/state.h"
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/json_diff.h"
-#include "counterexamples/render_kraft.h"
-#include "counterexamples/render_model.h"
-#include "counterexamples/render_words.h"
+#include "counterexamples/trace/json_diff.h"
+#include "counterexamples/render/render_kraft.h"
+#include "counterexamples/render/render_model.h"
+#include "counterexamples/render/render_words.h"
 
 namespace isr::counterexamples {
 

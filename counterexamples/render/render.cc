@@ -1,9 +1,9 @@
 // Choosing a renderer by name (see render.h), and the model vocabulary by the trace's
 // "model" (render_model.h).
-#include "counterexamples/render.h"
+#include "counterexamples/render/render.h"
 
-#include "counterexamples/render_model.h"
-#include "counterexamples/render_words.h"
+#include "counterexamples/render/render_model.h"
+#include "counterexamples/render/render_words.h"
 
 namespace isr::counterexamples {
 

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/model.h"
-#include "counterexamples/json_diff.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/json_diff.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 

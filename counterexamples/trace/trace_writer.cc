@@ -1,9 +1,9 @@
-// The top level of trace JSON (see trace.h and docs/trace-format.md).
-#include "counterexamples/trace.h"
+// The top level of trace JSON (see trace_writer.h and docs/trace-format.md).
+#include "counterexamples/trace/trace_writer.h"
 
 #include <utility>
 
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 

@@ -5,7 +5,7 @@
 // is {} before its first key, a field is absent in some states), so the export is two
 // passes: infer each variable's type as the join of its values over every state, then
 // encode every value at that type. The types are also written as #meta.varTypes.
-#include "counterexamples/export_itf.h"
+#include "counterexamples/export/export_itf.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/render_model.h"
+#include "counterexamples/render/render_model.h"
+#include "properties/state_words.h"
 
 namespace isr::counterexamples {
 
@@ -23,10 +24,9 @@ struct KraftVoterWords {
   std::vector<std::string> own_keys;
 };
 
-// [epoch, writer] -> "3:N0": the batch of epoch 3 that leader 0 wrote.
-std::string kraft_entry(const nlohmann::json& entry);
-// A voter's log with the HW bar: "1:N0 | 3:N0"; "(empty)" when empty.
-std::string kraft_log(const nlohmann::json& voter);
+// A KRaft log entry ("2:N1") and a voter's log with its HW (properties/state_words.h).
+using properties::kraft_entry;
+using properties::kraft_log;
 
 // One row per voter: process, role, epoch, vote, leader, log, HW, leader state.
 std::vector<Column> kraft_columns(const nlohmann::json& steps);

@@ -22,7 +22,7 @@ std::string_view render_format_name(RenderFormat format);
 const std::vector<RenderFormat>& all_render_formats();
 std::optional<RenderFormat> parse_render_format(std::string_view name);
 
-// Every renderer expects a trace that passed check_trace (trace_check.h).
+// Every renderer expects a trace that passed check_trace (trace/trace_reader.h).
 std::string render_text(const nlohmann::json& trace);      // plain text, `*` marks changes
 // Plain text fitted to `width` columns (render_text: 120): wider node tables fold into
 // several, each starting with the node column, and longer lines wrap at a comma or a

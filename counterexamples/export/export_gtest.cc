@@ -1,10 +1,10 @@
 // Scenario -> GoogleTest source (see export_gtest.h).
-#include "counterexamples/export_gtest.h"
+#include "counterexamples/export/export_gtest.h"
 
 #include <sstream>
 #include <vector>
 
-#include "counterexamples/trace_check.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 
@@ -150,10 +150,10 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
       << "// " << comment(need(violation, "expected.violation", "explanation").get<std::string>()) << "\n"
       << "//\n"
       << "// Link with one adapter defining isr::cut::make_cluster_under_test (ours drives the\n"
-      << "// model: counterexamples/model_cluster.h).\n"
+      << "// model: counterexamples/export/model_cluster.h).\n"
       << "#include <optional>\n#include <string>\n#include <vector>\n\n"
       << "#include <gtest/gtest.h>\n\n"
-      << "#include \"counterexamples/cluster_under_test.h\"\n\n"
+      << "#include \"counterexamples/export/cluster_under_test.h\"\n\n"
       << "namespace {\n\n"
       << "using namespace isr::cut;\n\n"
       << "// The scenario itself, for adapters that read the cluster and client settings.\n"

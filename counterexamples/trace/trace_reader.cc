@@ -1,5 +1,5 @@
-// Reading a trace file and checking its shape (see trace_check.h).
-#include "counterexamples/trace_check.h"
+// Reading a trace file and checking its shape (see trace_reader.h).
+#include "counterexamples/trace/trace_reader.h"
 
 #include <algorithm>
 

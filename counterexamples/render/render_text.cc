@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/render.h"
-#include "counterexamples/render_model.h"
-#include "counterexamples/render_words.h"
-#include "counterexamples/trace_check.h"
+#include "counterexamples/render/render.h"
+#include "counterexamples/render/render_model.h"
+#include "counterexamples/render/render_words.h"
+#include "counterexamples/trace/trace_reader.h"
 
 namespace isr::counterexamples {
 

@@ -5,7 +5,7 @@
 // Self-contained on purpose (standard library only): an implementation under test
 // copies this header, writes one adapter (a ClusterUnderTest and the factory
 // make_cluster_under_test), and compiles the generated tests against it. Our own adapter,
-// which drives the model, is counterexamples/model_cluster.h. docs/scenarios.md says how
+// which drives the model, is counterexamples/export/model_cluster.h. docs/scenarios.md says how
 // each call maps onto a real cluster (Kafka tools and APIs).
 #pragma once
 

@@ -4,7 +4,7 @@
 // elections, votes, fetches and truncations; the violation names the voters at fault.
 // Like every renderer it reads the trace JSON only (spec/kraft/kraft_describe.cc writes it).
 // The per-voter words are shared with the cluster model's rendering (render_kraft.h).
-#include "counterexamples/render_kraft.h"
+#include "counterexamples/render/render_kraft.h"
 
 #include <algorithm>
 #include <map>
@@ -12,33 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/json_diff.h"
-#include "counterexamples/render_model.h"
-#include "counterexamples/render_words.h"
+#include "counterexamples/trace/json_diff.h"
+#include "counterexamples/render/render_model.h"
+#include "counterexamples/render/render_words.h"
+#include "properties/kraft.h"
 
 namespace isr::counterexamples {
 
 using nlohmann::json;
-
-std::string kraft_entry(const json& entry) {
-  if (entry.is_array() && entry.size() == 2) return compact(entry[0]) + ":" + node_name(entry[1]);
-  return compact(entry);
-}
-
-std::string kraft_log(const json& node) {
-  const json& log = field(node, "log");
-  if (!log.is_array()) return compact(log);
-  const json& hw_value = field(node, "hw");
-  const long long hw = hw_value.is_number_integer() ? hw_value.get<long long>() : -1;
-  if (log.empty()) return "(empty)";
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < log.size(); ++i) {
-    if (hw > 0 && static_cast<long long>(i) == hw) parts.push_back("|");
-    parts.push_back(kraft_entry(log[i]));
-  }
-  if (hw == static_cast<long long>(log.size())) parts.push_back("|");
-  return join(parts, " ");
-}
 
 namespace {
 
@@ -280,85 +261,11 @@ std::vector<json> members(const json& array) {
   return out;
 }
 
-std::string explain_two_leaders(const json& state) {
-  const json& leaders = field(field(state, "history"), "leaders");
-  if (!leaders.is_object()) return {};
-  for (const auto& [epoch, ids] : leaders.items()) {
-    if (!ids.is_array() || ids.size() < 2) continue;
-    std::vector<std::string> names;
-    for (const json& id : ids) names.push_back(node_name(id));
-    return join(names, " and ") + " were both elected leader (active controller) of epoch " + epoch;
-  }
-  return {};
-}
-
-std::string explain_incomplete_leader(const json& state) {
-  const json& history = field(state, "history");
-  const std::vector<json> committed = members(field(history, "committed"));
-  const std::vector<json> committed_in = members(field(history, "committed_in"));
-  for (const json& node : members(field(state, "nodes"))) {
-    if (field(node, "role") != "leader" || field(node, "alive") == false) continue;
-    const json& log = field(node, "log");
-    for (size_t o = 0; o < committed.size() && o < committed_in.size(); ++o) {
-      if (!(committed_in[o] <= field(node, "epoch"))) continue;
-      if (log.is_array() && o < log.size() && log[o] == committed[o]) continue;
-      return "the leader " + node_name(field(node, "id")) + " of epoch " + compact(field(node, "epoch")) +
-             " lacks the entry " + kraft_entry(committed[o]) + " at offset " + std::to_string(o) +
-             ", committed in epoch " + compact(committed_in[o]) + " (its log: " + kraft_log(node) + ")";
-    }
-  }
-  return {};
-}
-
-std::string explain_log_mismatch(const json& state) {
-  const std::vector<json> nodes = members(field(state, "nodes"));
-  for (size_t a = 0; a < nodes.size(); ++a) {
-    for (size_t b = a + 1; b < nodes.size(); ++b) {
-      const std::vector<json> x = members(field(nodes[a], "log"));
-      const std::vector<json> y = members(field(nodes[b], "log"));
-      // The first offset where the logs differ, and the last later one where they agree:
-      // linear in the logs (a pair search over offsets was quadratic in the trace).
-      const size_t common = std::min(x.size(), y.size());
-      size_t p = 0;
-      while (p < common && x[p] == y[p]) ++p;
-      for (size_t o = common; o-- > p + 1;) {
-        if (x[o] != y[o]) continue;
-        return node_name(field(nodes[a], "id")) + " and " + node_name(field(nodes[b], "id")) +
-               " both have " + kraft_entry(x[o]) + " at offset " + std::to_string(o) +
-               " but differ at offset " + std::to_string(p) + " (" + kraft_entry(x[p]) + " against " +
-               kraft_entry(y[p]) + ")";
-      }
-    }
-  }
-  return {};
-}
-
-std::string explain_committed_lost(const json& state) {
-  const std::vector<json> committed = members(field(field(state, "history"), "committed"));
-  for (const json& node : members(field(state, "nodes"))) {
-    const std::vector<json> log = members(field(node, "log"));
-    const json& hw = field(node, "hw");
-    for (size_t o = 0; o < committed.size() && o < log.size(); ++o) {
-      if (hw.is_number_integer() && static_cast<long long>(o) < hw.get<long long>() && log[o] != committed[o]) {
-        return "the HW of " + node_name(field(node, "id")) + " (" + compact(hw) + ") covers " + kraft_entry(log[o]) +
-               " at offset " + std::to_string(o) + ", where " + kraft_entry(committed[o]) + " had been committed";
-      }
-    }
-  }
-  if (field(field(state, "history"), "commit_conflict") == true) {
-    return "a leader's HW covered an entry different from one committed before";
-  }
-  return {};
-}
-
 }  // namespace
 
 std::string kraft_violation_reason(const std::string& property, const json& state) {
-  if (property == "single-controller-per-epoch") return explain_two_leaders(state);
-  if (property == "metadata-leader-completeness") return explain_incomplete_leader(state);
-  if (property == "metadata-log-matching") return explain_log_mismatch(state);
-  if (property == "committed-metadata-durable") return explain_committed_lost(state);
-  return {};
+  // The explanation lives with the property (properties/kraft.cc).
+  return properties::explain_kraft(property, state);
 }
 
 namespace {

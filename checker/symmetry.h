@@ -1,0 +1,132 @@
+// Symmetry reduction: the canonical form of a state under permutations of
+// interchangeable ids (Stateright's `representative()` plays this role).
+//
+// A model whose state names processes by small integer ids, some of which play the
+// same part, supplies three things:
+//   - the classes of interchangeable ids (fixed by its configuration);
+//   - relabel(p, from, to): `from` with every id reference rewritten by p (old id ->
+//     new id); a relabelled state must be a real state of the same configuration, and
+//     relabelling must compose (relabel by p then q = relabel by q after p);
+//   - signature(state, id): a hash of facts about the id that do not depend on labels
+//     (its own fields, whether it leads, how many others it has heard from, ...), so
+//     that signature(relabel(p, s), p[id]) == signature(s, id).
+//
+// The engine orders each class by signature and tries every ordering of the ids whose
+// signatures tie, keeping the bytewise smallest relabelling. Because signatures do not
+// depend on labels, every state of an orbit yields the same set of candidates: the
+// reduction is exact (one representative per orbit) and canonicalize is idempotent.
+// A richer signature only means fewer ties to try. When the ties allow more than
+// kMaxTiedPermutations orderings, the tied ids keep their sorted order: the result is
+// still a state of the orbit (sound), only a less complete reduction.
+//
+// Hot path: no allocation; the classes are read, never copied.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace isr::checker {
+
+// The most orderings of tied ids tried per state (6! = 720).
+inline constexpr long kMaxTiedPermutations = 720;
+
+// old id -> new id
+template <size_t kMaxIds>
+using Relabelling = std::array<uint8_t, kMaxIds>;
+
+// An id through p; `none` (the state's "no such id") stays itself.
+template <size_t kMaxIds>
+uint8_t map_id(const Relabelling<kMaxIds>& p, uint8_t id, uint8_t none) {
+  return id == none ? none : p[id];
+}
+
+// A set of ids as a bit mask (bit i = id i), through p.
+template <class Set, size_t kMaxIds>
+Set map_set(const Relabelling<kMaxIds>& p, Set s) {
+  Set out = 0;
+  for (int i = 0; s != 0; ++i, s = static_cast<Set>(s >> 1))
+    if (s & 1u) out = static_cast<Set>(out | (1u << p[i]));
+  return out;
+}
+
+namespace detail {
+
+// Insertion sort: classes hold at most kMaxIds items (and std::sort trips GCC's
+// -Warray-bounds on small fixed arrays).
+template <class T>
+void small_sort(T* items, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && items[j] < items[j - 1]; --j) std::swap(items[j], items[j - 1]);
+}
+
+}  // namespace detail
+
+// Rewrites `s` into the representative of its orbit. `classes` are disjoint groups of
+// interchangeable ids, each in ascending order; ids in no class are fixed.
+//   signature: uint64_t(const State&, int id)
+//   relabel:   void(const Relabelling<kMaxIds>&, const State& from, State& to)
+template <size_t kMaxIds, class State, class Signature, class Relabel>
+void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Signature&& signature,
+                  Relabel&& relabel) {
+  if (classes.empty()) return;
+  Relabelling<kMaxIds> base;
+  for (size_t n = 0; n < kMaxIds; ++n) base[n] = static_cast<uint8_t>(n);
+  // Tie groups: runs of class members with equal signatures, as (class slots, members).
+  struct Tie {
+    const uint8_t* slots;
+    std::array<uint8_t, kMaxIds> members;
+    int size;
+  };
+  std::array<Tie, kMaxIds> ties;
+  int tie_count = 0;
+  long orderings = 1;
+  for (const auto& cls : classes) {
+    std::array<std::pair<uint64_t, uint8_t>, kMaxIds> order;
+    const int k = static_cast<int>(cls.size());
+    for (int i = 0; i < k; ++i) order[i] = {signature(static_cast<const State&>(s), cls[i]), cls[i]};
+    detail::small_sort(order.data(), k);
+    for (int i = 0; i < k; ++i) base[order[i].second] = cls[i];
+    for (int i = 0; i < k;) {
+      int j = i;
+      while (j < k && order[j].first == order[i].first) ++j;
+      if (j - i > 1) {
+        Tie& t = ties[tie_count++];
+        t.slots = &cls[i];
+        t.size = j - i;
+        for (int m = 0; m < t.size; ++m) t.members[m] = order[i + m].second;
+        for (int m = 2; m <= t.size && orderings <= kMaxTiedPermutations; ++m) orderings *= m;
+      }
+      i = j;
+    }
+  }
+  State best;
+  relabel(base, static_cast<const State&>(s), best);
+  if (tie_count == 0 || orderings > kMaxTiedPermutations) {
+    s = best;
+    return;
+  }
+  // Every ordering of every tie group: an odometer over next_permutation, each group
+  // starting from (and wrapping around to) its sorted order.
+  State candidate;
+  for (;;) {
+    int g = 0;
+    for (; g < tie_count; ++g) {
+      Tie& t = ties[g];
+      if (std::next_permutation(t.members.begin(), t.members.begin() + t.size)) break;
+    }
+    if (g == tie_count) break;
+    Relabelling<kMaxIds> p = base;
+    for (int i = 0; i < tie_count; ++i)
+      for (int m = 0; m < ties[i].size; ++m) p[ties[i].members[m]] = ties[i].slots[m];
+    relabel(p, static_cast<const State&>(s), candidate);
+    if (std::memcmp(&candidate, &best, sizeof(State)) < 0) best = candidate;
+  }
+  s = best;
+}
+
+}  // namespace isr::checker
