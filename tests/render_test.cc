@@ -69,6 +69,39 @@ TEST(RenderText, HeaderNamesThePropertyAndTheKeyConfiguration) {
   EXPECT_NE(line_starting(text, "fault budget:").find("crashes 1"), std::string::npos);
 }
 
+// A counterexample opens with what was lost and why, in Kafka's terms, before the tables
+// (issue 12: what was acknowledged, what failed, which replica ended without it, why).
+TEST(RenderText, OpensWithWhatWasLostAndWhy) {
+  const json trace =
+      json::parse(trace_test::slurp(std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/unclean-leader-election.json"));
+  const std::string text = render_text(trace, 0);
+  const size_t tables = text.find("Step 0:");
+  ASSERT_NE(tables, std::string::npos);
+  const std::string acknowledged = line_starting(text, "acknowledged:");
+  const std::string faults = line_starting(text, "faults and elections:");
+  const std::string without = line_starting(text, "without it:");
+  const std::string why = line_starting(text, "why:");
+  for (const std::string* line : {&acknowledged, &faults, &without, &why}) {
+    ASSERT_FALSE(line->empty()) << text;
+    EXPECT_LT(text.find(*line), tables) << *line;
+  }
+  EXPECT_NE(acknowledged.find("record 1 at step"), std::string::npos) << acknowledged;
+  EXPECT_NE(faults.find("Crash(node=0, kill)"), std::string::npos) << faults;
+  EXPECT_NE(faults.find("N2 elected uncleanly"), std::string::npos) << faults;
+  EXPECT_NE(without.find("record 1 missing from N2 (leader)"), std::string::npos) << without;
+  EXPECT_NE(why.find("no-acked-loss"), std::string::npos) << why;
+}
+
+// The KRaft quorum alone has no producer: its opening names the faults and the reason.
+TEST(RenderText, KraftOpeningNamesTheFaultsAndTheReason) {
+  const json trace =
+      json::parse(trace_test::slurp(std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/kraft-vote-not-persisted.json"));
+  const std::string text = render_text(trace, 0);
+  EXPECT_TRUE(line_starting(text, "acknowledged:").empty());
+  EXPECT_NE(line_starting(text, "faults and elections:").find("Crash(voter=2)"), std::string::npos) << text;
+  EXPECT_NE(line_starting(text, "why:").find("single-controller-per-epoch"), std::string::npos) << text;
+}
+
 TEST(RenderText, EveryStepNamesItsAction) {
   const json trace = load_fixture(kLossTrace);
   const std::string text = render_text(trace, 0);  // unfolded: one line per item

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "counterexamples/render/opening.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
@@ -359,6 +360,11 @@ std::string render(const json& trace, Style style, size_t width = 0) {
     out += "Counterexample: " + property + "\n";
     if (trace.contains("property_description")) out += "  " + scalar_text(trace["property_description"]) + "\n";
   }
+  // What was lost and why, before how (opening.h).
+  const std::vector<std::string> opening = opening_lines(trace, rendering.violation(trace));
+  if (md) out += "**What happened**\n\n";
+  for (const std::string& line : opening) out += md ? "- " + md_escape(line) + "\n" : "  " + line + "\n";
+  if (md) out += "\n";
   std::vector<std::string> header;
   std::string found = "model " + scalar_text(field(trace, "model"));
   if (trace.contains("engine")) found += ", found by " + scalar_text(trace["engine"]);
