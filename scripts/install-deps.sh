@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages isrcheck needs to build and test. Idempotent: when every
 # package is already installed it changes nothing and touches no network. With --fuzz,
-# also clang and its libFuzzer runtime (scripts/fuzz.sh).
+# also clang and its libFuzzer runtime (scripts/fuzz.sh); with --browser, headless
+# Chromium for the browser test of the matrix HTML report (scripts/install-browser.sh).
 set -euo pipefail
 
 packages=(
@@ -9,9 +10,13 @@ packages=(
   librapidcheck-dev libboost-graph-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev libxxhash-dev
 )
-if [[ "${1:-}" == "--fuzz" ]]; then
-  packages+=(clang-14 libclang-rt-14-dev)
-fi
+for option in "$@"; do
+  case "$option" in
+    --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
+    --browser) packages+=(chromium chromium-driver fonts-dejavu-core) ;;
+    *) echo "install-deps: unknown option $option (allowed: --fuzz, --browser)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do
