@@ -15,6 +15,10 @@ const json& null_json() {
 
 }  // namespace
 
+long long integer_or(const json& value, long long otherwise) {
+  return value.is_number_integer() ? value.get<long long>() : otherwise;
+}
+
 std::vector<json> set_members(const json& nodes) {
   std::vector<json> out;
   if (nodes.is_array()) out.assign(nodes.begin(), nodes.end());

@@ -28,6 +28,8 @@ std::string entry_text(const nlohmann::json& entry);
 // A replica's log with the HW marked: "1:r1 1:r2 | 2:r3"; "(empty)" when empty.
 std::string log_text(const nlohmann::json& replica);
 
+// An integer field's value, or `otherwise` when it is missing or not an integer.
+long long integer_or(const nlohmann::json& value, long long otherwise);
 // The members of a JSON list (empty when it is not one).
 std::vector<nlohmann::json> set_members(const nlohmann::json& nodes);
 // The records in a replica's log, in offset order.

@@ -14,22 +14,13 @@
 #include "counterexamples/render/render_kraft.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
+#include "properties/cluster.h"
 
 namespace isr::counterexamples {
 
 using nlohmann::json;
 
 namespace {
-
-std::vector<json> members(const json& array) {
-  std::vector<json> out;
-  if (array.is_array()) out.assign(array.begin(), array.end());
-  return out;
-}
-
-long long integer(const json& value, long long otherwise) {
-  return value.is_number_integer() ? value.get<long long>() : otherwise;
-}
 
 // --- metadata records --------------------------------------------------------------
 
@@ -75,15 +66,15 @@ std::string image_change_words(const json* base, const json& image) {
     partition.push_back("unclean election");
   }
   if (!partition.empty()) records.push_back("PartitionChange(" + join(partition, ", ") + ")");
-  const std::vector<json> old_epochs = members(field(*base, "registered_epochs"));
-  const std::vector<json> new_epochs = members(field(image, "registered_epochs"));
+  const std::vector<json> old_epochs = set_members(field(*base, "registered_epochs"));
+  const std::vector<json> new_epochs = set_members(field(image, "registered_epochs"));
   for (size_t n = 0; n < new_epochs.size(); ++n) {
     if (n < old_epochs.size() && old_epochs[n] == new_epochs[n]) continue;
     records.push_back("RegisterBroker(N" + std::to_string(n) + ", broker epoch " +
                       (n < old_epochs.size() ? compact(old_epochs[n]) + " -> " : "") + compact(new_epochs[n]) + ")");
   }
-  const std::vector<json> old_fenced = members(field(*base, "fenced"));
-  const std::vector<json> new_fenced = members(field(image, "fenced"));
+  const std::vector<json> old_fenced = set_members(field(*base, "fenced"));
+  const std::vector<json> new_fenced = set_members(field(image, "fenced"));
   for (const json& n : new_fenced) {
     if (std::find(old_fenced.begin(), old_fenced.end(), n) == old_fenced.end()) {
       records.push_back("BrokerRegistrationChange(" + node_name(n) + " fenced)");
@@ -101,7 +92,7 @@ std::string image_change_words(const json* base, const json& image) {
 // the record before it in the same log, else (only LeaderChange records before it) the
 // committed image when nothing at or after `offset` is committed yet; null if unknown.
 const json* base_image(const json& state, const json& voter, size_t offset) {
-  const std::vector<json> ids = members(field(voter, "records"));
+  const std::vector<json> ids = set_members(field(voter, "records"));
   for (size_t o = offset; o-- > 0;) {
     if (o < ids.size() && !ids[o].is_null()) {
       const json* record = record_by_id(state, ids[o]);
@@ -109,7 +100,7 @@ const json* base_image(const json& state, const json& voter, size_t offset) {
     }
   }
   const json& metadata = field(state, "metadata");
-  if (integer(field(metadata, "committed_offset"), 0) <= static_cast<long long>(offset)) {
+  if (properties::integer_or(field(metadata, "committed_offset"), 0) <= static_cast<long long>(offset)) {
     return &field(metadata, "committed");
   }
   return nullptr;
@@ -117,8 +108,8 @@ const json* base_image(const json& state, const json& voter, size_t offset) {
 
 // The entry at `offset` of a voter's log as the metadata it carries.
 std::string entry_words(const json& state, const json& voter, size_t offset) {
-  const std::vector<json> ids = members(field(voter, "records"));
-  const std::vector<json> log = members(field(voter, "log"));
+  const std::vector<json> ids = set_members(field(voter, "records"));
+  const std::vector<json> log = set_members(field(voter, "log"));
   const json epoch = offset < log.size() && log[offset].is_array() ? log[offset][0] : json();
   if (offset >= ids.size() || ids[offset].is_null()) return "LeaderChange of epoch " + compact(epoch);
   const json* record = record_by_id(state, ids[offset]);
@@ -180,8 +171,8 @@ std::vector<Column> voter_columns(const json& steps) {
   std::vector<Column> columns = kraft_columns(steps);
   columns.push_back({"metadata records", [](const json& voter) {
                        std::vector<std::string> parts;
-                       const std::vector<json> ids = members(field(voter, "records"));
-                       const std::vector<json> words = members(field(voter, "entry_words"));
+                       const std::vector<json> ids = set_members(field(voter, "records"));
+                       const std::vector<json> words = set_members(field(voter, "entry_words"));
                        for (size_t o = 0; o < ids.size(); ++o) {
                          if (ids[o].is_null()) continue;
                          const std::string text = o < words.size() ? scalar_text(words[o]) : compact(ids[o]);
@@ -202,7 +193,7 @@ std::string voter_subject(const json& voter) {
 
 std::string voter_entries(const json& voter, size_t from) {
   std::vector<std::string> parts;
-  const std::vector<json> words = members(field(voter, "entry_words"));
+  const std::vector<json> words = set_members(field(voter, "entry_words"));
   for (size_t o = from; o < words.size(); ++o) parts.push_back(scalar_text(words[o]));
   return join(parts, ", ");
 }
@@ -216,16 +207,16 @@ void commit_changes(const json& before, const json& after, std::vector<std::stri
   // longest log in the trace, not by what the trace claims (a hand-edited 2^31 would
   // write a line per offset).
   size_t longest = 0;
-  for (const json& voter : members(field(field(after, "quorum"), "nodes")))
-    longest = std::max(longest, members(field(voter, "log")).size());
+  for (const json& voter : set_members(field(field(after, "quorum"), "nodes")))
+    longest = std::max(longest, set_members(field(voter, "log")).size());
   const long long limit = static_cast<long long>(longest);
-  const long long from = std::clamp(integer(field(field(before, "metadata"), "committed_offset"), 0), 0LL, limit);
-  const long long to = std::clamp(integer(field(field(after, "metadata"), "committed_offset"), 0), 0LL, limit);
+  const long long from = std::clamp(properties::integer_or(field(field(before, "metadata"), "committed_offset"), 0), 0LL, limit);
+  const long long to = std::clamp(properties::integer_or(field(field(after, "metadata"), "committed_offset"), 0), 0LL, limit);
   if (to <= from) return;
   // The committed entries are read from a voter whose HW covers them.
   const json* holder = nullptr;
   for (const json& voter : field(field(after, "quorum"), "nodes")) {
-    if (integer(field(voter, "hw"), 0) >= to && static_cast<long long>(field(voter, "log").size()) >= to) {
+    if (properties::integer_or(field(voter, "hw"), 0) >= to && static_cast<long long>(field(voter, "log").size()) >= to) {
       holder = &voter;
       break;
     }
@@ -251,8 +242,8 @@ void commit_changes(const json& before, const json& after, std::vector<std::stri
 
 // Records that gained or lost an answer owed, and records no log holds any more.
 void record_changes(const json& before, const json& after, std::vector<std::string>& out) {
-  const std::vector<json> old_records = members(field(field(before, "metadata"), "records"));
-  const std::vector<json> new_records = members(field(field(after, "metadata"), "records"));
+  const std::vector<json> old_records = set_members(field(field(before, "metadata"), "records"));
+  const std::vector<json> new_records = set_members(field(field(after, "metadata"), "records"));
   for (const json& old_record : old_records) {
     const json* now = nullptr;
     for (const json& record : new_records) {
@@ -319,24 +310,6 @@ std::vector<std::string> cluster_changes(const json& before, const json& after) 
 // --- sections, boxes, violation ------------------------------------------------------
 
 // Where a record sits: "at offset 1 of N2 (uncommitted)".
-std::string record_places(const json& state, const json& record) {
-  std::vector<std::string> places;
-  const long long committed = integer(field(field(state, "metadata"), "committed_offset"), 0);
-  bool is_committed = false;
-  for (const json& voter : members(field(field(state, "quorum"), "nodes"))) {
-    const std::vector<json> ids = members(field(voter, "records"));
-    for (size_t o = 0; o < ids.size(); ++o) {
-      if (ids[o] != field(record, "id")) continue;
-      places.push_back("offset " + std::to_string(o) + " of " + node_name(field(voter, "node")));
-      if (static_cast<long long>(o) < committed && integer(field(voter, "hw"), 0) > static_cast<long long>(o)) {
-        is_committed = true;
-      }
-    }
-  }
-  return "at " + (places.empty() ? std::string("no log") : join(places, ", ")) +
-         (is_committed ? " (committed)" : " (uncommitted)");
-}
-
 std::string metadata_text(const json& state) {
   const json& metadata = field(state, "metadata");
   const json& image = field(metadata, "committed");
@@ -345,8 +318,8 @@ std::string metadata_text(const json& state) {
                      ", ISR " + node_set_text(field(image, "isr")) + ", partition epoch " +
                      compact(field(image, "partition_epoch")) + ")";
   std::vector<std::string> records;
-  for (const json& record : members(field(metadata, "records"))) {
-    std::string line = scalar_text(field(record, "decision")) + " record " + record_places(state, record);
+  for (const json& record : set_members(field(metadata, "records"))) {
+    std::string line = scalar_text(field(record, "decision")) + " record " + properties::metadata_record_places(state, record);
     const json& owed = field(record, "awaiting_commit");
     if (owed.is_object()) line += ", owes " + node_name(field(owed, "node")) + " its " + scalar_text(field(owed, "answer")) + " answer";
     const json& image = field(record, "image");
@@ -371,55 +344,14 @@ std::string cluster_node_lines(const json& state) {
   return out;
 }
 
-// committed-metadata-only: the first live broker acting on metadata no committed record
-// produced, and where the record it came from sits.
-std::string explain_uncommitted(const json& state) {
-  const json& metadata = field(state, "metadata");
-  const json& epochs = field(metadata, "committed_partition_epochs");
-  const std::vector<json> registered = members(field(field(metadata, "committed"), "registered_epochs"));
-  const std::string committed = "the quorum has committed only offsets below " +
-                                compact(field(metadata, "committed_offset"));
-  for (const json& node : members(field(state, "nodes"))) {
-    if (field(node, "alive") == false) continue;
-    const json& view = field(field(node, "replica"), "view");
-    if (view.is_object()) {
-      const json& pe = field(view, "partition_epoch");
-      const json& done = field(epochs, compact(pe).c_str());
-      if (!done.is_object() || field(done, "leader") != field(view, "leader") ||
-          field(done, "leader_epoch") != field(view, "leader_epoch")) {
-        std::string from;
-        for (const json& record : members(field(metadata, "records"))) {
-          const json& image = field(record, "image");
-          if (field(image, "partition_epoch") == pe && field(image, "leader") == field(view, "leader") &&
-              field(image, "leader_epoch") == field(view, "leader_epoch")) {
-            from = ": it comes from the " + scalar_text(field(record, "decision")) + " record " +
-                   record_places(state, record);
-            break;
-          }
-        }
-        return "broker " + node_name(field(node, "id")) + " acts on partition epoch " + compact(pe) + " (leader " +
-               node_name(field(view, "leader")) + ", leader epoch " + compact(field(view, "leader_epoch")) + ", ISR " +
-               node_set_text(field(view, "isr")) + "), which no committed metadata record produced" + from + "; " +
-               committed;
-      }
-    }
-    const json& id = field(node, "id");
-    const long long n = integer(id, -1);
-    if (n >= 0 && n < static_cast<long long>(registered.size()) &&
-        integer(field(node, "broker_epoch"), 0) > integer(registered[n], 0)) {
-      return "broker " + node_name(id) + " runs with broker epoch " + compact(field(node, "broker_epoch")) +
-             " but its committed registration has broker epoch " + compact(registered[n]) + "; " + committed;
-    }
-  }
-  return {};
-}
-
 std::string cluster_violation(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
   const json& state = steps.back().at("state");
-  std::string reason = property == "committed-metadata-only" ? explain_uncommitted(state)
-                                                             : kraft_violation_reason(property, quorum_view(state));
+  // The composed model's own properties explain themselves (properties/cluster.h); the
+  // rest are the quorum's or the partition's.
+  std::string reason = properties::find_cluster(property) != nullptr ? properties::explain_cluster(property, state)
+                                                                     : kraft_violation_reason(property, quorum_view(state));
   if (reason.empty()) return violation_sentence(trace);  // a partition property
   return "Property " + property + " is violated at step " + std::to_string(steps.size() - 1) + ": " + reason + ".";
 }

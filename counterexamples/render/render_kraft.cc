@@ -255,12 +255,6 @@ std::vector<std::string> kraft_changes(const json& before, const json& after) {
   return out;
 }
 
-std::vector<json> members(const json& array) {
-  std::vector<json> out;
-  if (array.is_array()) out.assign(array.begin(), array.end());
-  return out;
-}
-
 }  // namespace
 
 std::string kraft_violation_reason(const std::string& property, const json& state) {
@@ -286,14 +280,14 @@ std::string kraft_violation(const json& trace) {
 
 std::string kraft_node_lines(const json& state) {
   std::string out;
-  for (const json& node : members(field(state, "nodes"))) {
+  for (const json& node : set_members(field(state, "nodes"))) {
     std::string line = node_name(field(node, "id")) + " " + process_text(node);
     if (field(node, "alive") != false) line += " " + role_text(node);
     line += " e" + compact(field(node, "epoch")) + " vote " + compact(field(node, "voted_for")) + " log " +
             kraft_log(node);
     out += line + "\n";
   }
-  const std::vector<json> committed = members(field(field(state, "history"), "committed"));
+  const std::vector<json> committed = set_members(field(field(state, "history"), "committed"));
   if (!committed.empty()) out += "committed: " + slice(field(field(state, "history"), "committed"), 0) + "\n";
   return out;
 }
@@ -305,13 +299,13 @@ std::string kraft_history_text(const json& value) {
   if (leaders.is_object()) {
     for (const auto& [epoch, ids] : leaders.items()) {
       std::vector<std::string> names;
-      for (const json& id : members(ids)) names.push_back(node_name(id));
+      for (const json& id : set_members(ids)) names.push_back(node_name(id));
       elected.push_back("epoch " + epoch + " " + join(names, "+"));
     }
   }
   std::vector<std::string> committed;
-  const std::vector<json> entries = members(field(value, "committed"));
-  const std::vector<json> epochs = members(field(value, "committed_in"));
+  const std::vector<json> entries = set_members(field(value, "committed"));
+  const std::vector<json> epochs = set_members(field(value, "committed_in"));
   for (size_t o = 0; o < entries.size(); ++o) {
     committed.push_back(kraft_entry(entries[o]) + (o < epochs.size() ? " (in epoch " + compact(epochs[o]) + ")" : ""));
   }
