@@ -108,8 +108,8 @@ std::string legend(bool markdown) {
   std::string s;
   s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
        " no acked write lost; " + b + "LOSS/n" + b + " an acked write is lost, shortest trace n steps; " + b +
-       "GONE/n" + b + " no leader served without an acked write, but it is on no replica any more "
-       "(no-committed-loss-globally, trace n steps): the data is physically gone; " + b + "?" + b +
+       "GONE/n" + b + " an acked write is on no replica any more (no-committed-loss-globally, trace "
+       "n steps) and no search found a leader serving without it: the data is physically gone; " + b + "?" + b +
        " incomplete (state limit).\n";
   s += "Availability of acks=all writes after exactly f failures of brokers, none restarting: " + b +
        "avail" + b + " available; " + b + "NER" + b + " not-enough-replicas; " + b + "NEL" + b +
