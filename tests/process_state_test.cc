@@ -14,23 +14,7 @@
 
 #include "tests/model_test_util.h"
 
-// Counts heap allocations while enabled, to check that successor generation does not
-// allocate. Both replaced together (malloc/free), so sanitizers see matching pairs.
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/counting_allocator.h"  // replaces operator new: this binary only
 
 namespace isr::spec {
 namespace {

@@ -24,24 +24,7 @@
 #include "checker/walk_state_sketch.h"
 #include "tests/toy_walk_models.h"
 
-// Counts heap allocations while enabled, to check that walking does not allocate.
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<uint64_t> g_allocations{0};
-}  // namespace
-
-// Both replaced together (malloc/free), so sanitizers see matching pairs; GCC cannot
-// tell that this operator delete pairs with the operator new above.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/counting_allocator.h"  // replaces operator new: this binary only
 
 namespace isr::checker {
 namespace {
