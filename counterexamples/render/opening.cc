@@ -2,7 +2,6 @@
 #include "counterexamples/render/opening.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string_view>
 
 #include "counterexamples/render/render_words.h"
@@ -22,24 +21,6 @@ bool is_fault_or_election(std::string_view kind) {
   return std::find(std::begin(kKinds), std::end(kKinds), kind) != std::end(kKinds);
 }
 
-const json& producer_of(const json& state) { return field(state, "producer"); }
-
-bool acked(const json& producer, const std::string& record) {
-  const json& outcomes = field(producer, "outcomes");
-  if (!outcomes.is_object() || !outcomes.contains(record)) return false;
-  const json& outcome = outcomes[record];
-  return outcome.is_string() && outcome.get<std::string>() == "acked";
-}
-
-bool log_holds(const json& replica, int record) {
-  const json& log = field(replica, "log");
-  if (!log.is_array()) return false;
-  for (const json& entry : log) {
-    if (entry.is_array() && entry.size() == 2 && entry[1].is_number_integer() && entry[1].get<int>() == record) return true;
-  }
-  return false;
-}
-
 std::string where(const json& node) {
   const std::string name = node_name(field(node, "id"));
   if (field(node, "alive") != true) return name + " (down)";
@@ -56,24 +37,22 @@ std::vector<std::string> opening_lines(const json& trace, const std::string& why
   const json& steps = trace.at("steps");
   if (!steps.is_array() || steps.empty()) return {"why: " + why};
   const json& last = steps.back().at("state");
-  const json& producer = producer_of(last);
 
-  // What the application was told was written, and when.
-  std::vector<int> acked_records;
-  if (producer.is_object()) {
+  // What the application was told was written, and when (state_words' acked_records).
+  auto acked_at = [&](size_t i, const std::string& record) {
+    const std::vector<std::string> acked = properties::acked_records(steps[i].at("state"));
+    return std::find(acked.begin(), acked.end(), record) != acked.end();
+  };
+  const std::vector<std::string> acked_records = properties::acked_records(last);
+  if (field(last, "producer").is_object()) {
     std::vector<std::string> told;
-    const json& outcomes = field(producer, "outcomes");
-    if (outcomes.is_object()) {
-      for (const auto& [record, outcome] : outcomes.items()) {
-        if (!outcome.is_string() || outcome.get<std::string>() != "acked") continue;
-        size_t at = 0;
-        while (at < steps.size() && !acked(producer_of(steps[at].at("state")), record)) ++at;
-        acked_records.push_back(std::atoi(record.c_str()));
-        told.push_back("record " + record +
-                       (at < steps.size() ? " at step " + std::to_string(at) + " (" +
-                                                scalar_text(field(steps[at], "action_name")) + ")"
-                                          : ""));
-      }
+    for (const std::string& record : acked_records) {
+      size_t at = 0;
+      while (at < steps.size() && !acked_at(at, record)) ++at;
+      told.push_back("record " + record +
+                     (at < steps.size() ? " at step " + std::to_string(at) + " (" +
+                                              scalar_text(field(steps[at], "action_name")) + ")"
+                                        : ""));
     }
     lines.push_back("acknowledged: " + (told.empty() ? std::string("nothing") : join(told, ", ")));
   }
@@ -106,16 +85,16 @@ std::vector<std::string> opening_lines(const json& trace, const std::string& why
   const json& nodes = field(last, "nodes");
   if (nodes.is_array() && !acked_records.empty()) {
     std::vector<std::string> missing;
-    for (int record : acked_records) {
+    for (const std::string& record : acked_records) {
       std::vector<std::string> without;
       std::vector<std::string> with;
       for (const json& node : nodes) {
         const json& replica = field(node, "replica");
         if (!replica.is_object()) continue;
-        (log_holds(replica, record) ? with : without).push_back(where(node));
+        (properties::holds_record(replica, record) ? with : without).push_back(where(node));
       }
       if (without.empty()) continue;
-      missing.push_back("record " + std::to_string(record) + " missing from " + join(without, ", ") +
+      missing.push_back("record " + record + " missing from " + join(without, ", ") +
                         (with.empty() ? " (on no replica)" : "; still on " + join(with, ", ")));
     }
     if (!missing.empty()) lines.push_back("without it: " + join(missing, "; "));
