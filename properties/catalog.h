@@ -13,6 +13,15 @@
 
 namespace isr::properties {
 
+// What a black-box harness can see of a counterexample's end, computed by the scenario
+// exporter from the trace: the acknowledged records the leader no longer holds, those
+// no replica holds, and the acting leader.
+struct ClientFacts {
+  std::vector<int> acked_missing_on_leader;
+  std::vector<int> acked_missing_everywhere;
+  int leader = -1;
+};
+
 struct PropertyInfo {
   std::string_view name;
   std::string_view description;
@@ -23,6 +32,10 @@ struct PropertyInfo {
   // How a counterexample's last state (state_to_json) breaks it, in Kafka terms; empty
   // when that state does not show it (renderers then quote the description).
   std::string (*explain)(const nlohmann::json& last_state);
+  // How a client or a harness observes the violation (a scenario's `observed_as`);
+  // nullptr, or empty for these facts, when the property is about state that clients see
+  // only indirectly.
+  std::string (*observed_as)(const ClientFacts& facts);
 };
 
 // Every property, in a fixed order.
@@ -34,5 +47,9 @@ const PropertyInfo* find(std::string_view name);
 // The named property's explanation of a trace's last state; empty when the property is
 // not in this catalog or the state does not show the violation.
 std::string explain(std::string_view property, const nlohmann::json& last_state);
+
+// The named property's observed_as for these facts; for a property without one (or not in
+// this catalog), the sentence pointing the harness at the final observable state.
+std::string observed_as(std::string_view property, const ClientFacts& facts);
 
 }  // namespace isr::properties

@@ -190,4 +190,9 @@ std::string explain_hw_monotonic(const json& state) {
          ": a consumer may already have read records below the old high watermark";
 }
 
+std::string observed_consistent_read(const ClientFacts&) {
+  return "a record the consumer read earlier is no longer at its offset: consuming the same offset "
+         "again from the current leader returns another record or nothing";
+}
+
 }  // namespace isr::properties

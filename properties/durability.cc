@@ -165,4 +165,30 @@ std::string explain_leader_completeness(const json& state) {
   return missing_committed(state, {"isr", "elr"}, ", so it may be elected leader,");
 }
 
+namespace {
+
+std::string join_ints(const std::vector<int>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string observed_no_acked_loss(const ClientFacts& facts) {
+  if (facts.acked_missing_on_leader.empty()) return {};
+  return "the send of record(s) " + join_ints(facts.acked_missing_on_leader) +
+         " completed successfully, yet the partition leader N" + std::to_string(facts.leader) +
+         " does not hold them: a consumer reading the partition from offset 0 up to the high "
+         "watermark never returns them, and kafka-dump-log.sh on the leader's active segment shows "
+         "no batch with them";
+}
+
+std::string observed_no_committed_loss_globally(const ClientFacts& facts) {
+  if (facts.acked_missing_everywhere.empty()) return {};
+  return "the send of record(s) " + join_ints(facts.acked_missing_everywhere) +
+         " completed successfully, yet no replica holds them any more (kafka-dump-log.sh on every "
+         "broker's segment of the partition)";
+}
+
 }  // namespace isr::properties

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "properties/catalog.h"
 #include "spec/config.h"
 #include "spec/state.h"
 
@@ -44,5 +45,11 @@ std::string explain_no_duplicates(const nlohmann::json& state);
 std::string explain_hw_monotonic(const nlohmann::json& state);
 std::string explain_replication_quorum_superset(const nlohmann::json& state);
 std::string explain_min_isr_recovery_quorum(const nlohmann::json& state);
+
+// How a client sees the violation (catalog.h, ClientFacts), for the properties a client
+// can see directly; empty when the facts do not show it.
+std::string observed_no_acked_loss(const ClientFacts& facts);
+std::string observed_no_committed_loss_globally(const ClientFacts& facts);
+std::string observed_consistent_read(const ClientFacts& facts);
 
 }  // namespace isr::properties

@@ -10,6 +10,7 @@
 
 #include "counterexamples/render/render_words.h"
 #include "counterexamples/trace/trace_reader.h"
+#include "properties/catalog.h"
 #include "spec/config.h"
 #include "spec/state.h"
 
@@ -245,35 +246,6 @@ ordered_json op_for(const json& action, const json& before, const json& after, c
   return op;
 }
 
-std::string join_ints(const std::vector<int>& values) {
-  std::string out;
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out;
-}
-
-// How a harness sees the violation, in client terms where the property allows it.
-std::string observed_as(const std::string& property, const std::vector<int>& acked_missing_leader,
-                        const std::vector<int>& acked_missing_everywhere, int leader) {
-  if (property == "no-acked-loss" && !acked_missing_leader.empty()) {
-    return "the send of record(s) " + join_ints(acked_missing_leader) +
-           " completed successfully, yet the partition leader N" + std::to_string(leader) +
-           " does not hold them: a consumer reading the partition from offset 0 up to the high "
-           "watermark never returns them, and kafka-dump-log.sh on the leader's active segment shows "
-           "no batch with them";
-  }
-  if (property == "no-committed-loss-globally" && !acked_missing_everywhere.empty()) {
-    return "the send of record(s) " + join_ints(acked_missing_everywhere) +
-           " completed successfully, yet no replica holds them any more (kafka-dump-log.sh on every "
-           "broker's segment of the partition)";
-  }
-  if (property == "consistent-read") {
-    return "a record the consumer read earlier is no longer at its offset: consuming the same offset "
-           "again from the current leader returns another record or nothing";
-  }
-  return "the property is about state that clients see only indirectly; a harness checks the final "
-         "observable state (leader, ISR, ELR, logs) listed in `final`";
-}
-
 }  // namespace
 
 bool is_harness_action(std::string_view kind) {
@@ -462,8 +434,9 @@ ordered_json trace_to_scenario(const json& trace, std::string_view name) {
       {"property", property},
       {"description", field(trace, "property_description")},
       {"explanation", violation_sentence(trace)},
-      {"observed_as", observed_as(property, missing_leader, missing_everywhere,
-                                  leader >= 0 ? leader : int_of(controller_leader, -1))}};
+      {"observed_as", properties::observed_as(
+                          property, {missing_leader, missing_everywhere,
+                                     leader >= 0 ? leader : int_of(controller_leader, -1)})}};
   out["expected"] = expected;
   return out;
 }
