@@ -22,6 +22,14 @@ struct ClientFacts {
   int leader = -1;
 };
 
+// Which client observation shows a violation of the property; generated tests
+// (export --format gtest) assert it at the end.
+enum class ClientEvidence {
+  FinalState,          // only the final observable state (leader, ISR, ELR, logs)
+  AckedRecordMissing,  // a send that completed successfully, its record gone
+  ReadRecordChanged,   // a record the consumer read is no longer at its offset
+};
+
 struct PropertyInfo {
   std::string_view name;
   std::string_view description;
@@ -36,6 +44,7 @@ struct PropertyInfo {
   // nullptr, or empty for these facts, when the property is about state that clients see
   // only indirectly.
   std::string (*observed_as)(const ClientFacts& facts);
+  ClientEvidence evidence;
 };
 
 // Every property, in a fixed order.
@@ -51,5 +60,7 @@ std::string explain(std::string_view property, const nlohmann::json& last_state)
 // The named property's observed_as for these facts; for a property without one (or not in
 // this catalog), the sentence pointing the harness at the final observable state.
 std::string observed_as(std::string_view property, const ClientFacts& facts);
+// FinalState for a property not in this catalog.
+ClientEvidence client_evidence(std::string_view property);
 
 }  // namespace isr::properties

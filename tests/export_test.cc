@@ -330,6 +330,23 @@ TEST(ExportGtest, GeneratesOneTestWithExpectedCalls) {
   EXPECT_EQ(counterexamples::cpp_identifier("9 lives--x"), "s_9_lives_x");
 }
 
+// The assertion a generated test ends with comes from the property's ClientEvidence in
+// the catalog: a consistent-read violation checks the read offset on the leader, an
+// acked-loss violation does not.
+TEST(ExportGtest, ConsistentReadViolationAssertsTheReadRecordChanged) {
+  const json trace = counterexample({"brokers=3", "min_insync_replicas=1", "unclean_leader_election=true",
+                                     "properties=consistent-read"});
+  ASSERT_EQ(trace.value("property", std::string()), "consistent-read");
+  const std::string read_check = "a record read earlier is not at its offset on the leader any more";
+  const std::string text =
+      counterexamples::scenario_to_gtest(counterexamples::trace_to_scenario(trace, "unclean read changed"));
+  EXPECT_NE(text.find(read_check), std::string::npos) << text;
+  EXPECT_NE(text.find("EXPECT_TRUE(changed);"), std::string::npos);
+  const std::string acked = counterexamples::scenario_to_gtest(
+      counterexamples::trace_to_scenario(acks1_trace(), "acks1 leader-loss"));
+  EXPECT_EQ(acked.find(read_check), std::string::npos);
+}
+
 TEST(ExportItf, FollowsTheInformalTraceFormat) {
   const json& trace = acks1_trace();
   const ordered_json itf = counterexamples::trace_to_itf(trace);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "counterexamples/trace/trace_reader.h"
+#include "properties/catalog.h"
 
 namespace isr::counterexamples {
 
@@ -249,7 +250,9 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
         << " is on replica \" << node;\n  }\n";
   }
   const ordered_json& consumed = expected.value("consumed", ordered_json::array());
-  if (violation.value("property", std::string()) == "consistent-read" && leader.is_number_integer()) {
+  if (properties::client_evidence(violation.value("property", std::string())) ==
+          properties::ClientEvidence::ReadRecordChanged &&
+      leader.is_number_integer()) {
     out << "  {  // a record read earlier is not at its offset on the leader any more\n"
         << "    const std::vector<LogRecord>& log = end.replicas.at(" << leader.dump() << ").log;\n"
         << "    bool changed = false;\n";
