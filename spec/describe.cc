@@ -65,17 +65,11 @@ json set_json(NodeSet s) {
 
 json entry_json(const LogEntry& e) { return json::array({e.epoch, e.record}); }
 
-}  // namespace
+std::string_view action_kind(const PartitionModel&, const Action& a) { return kKindNames[static_cast<int>(a.kind)]; }
 
-std::string_view PartitionModel::action_kind(const Action& a) const {
-  return kKindNames[static_cast<int>(a.kind)];
-}
-
-std::vector<std::string_view> PartitionModel::action_kinds() const {
+std::vector<std::string_view> action_kinds(const PartitionModel&) {
   return std::vector<std::string_view>(std::begin(kKindNames), std::end(kKindNames));
 }
-
-namespace {
 
 // The JSON form of an action, in `Json` (nlohmann::json, or ordered_json to keep the
 // parameters in the order written here, which is the order action names show them).
@@ -132,16 +126,14 @@ Json action_json(std::string_view kind, const Action& a) {
   return j;
 }
 
-}  // namespace
+json action_to_json(const PartitionModel& m, const Action& a) { return action_json<json>(action_kind(m, a), a); }
 
-json PartitionModel::action_to_json(const Action& a) const { return action_json<json>(action_kind(a), a); }
-
-std::string PartitionModel::action_name(const Action& a) const {
+std::string action_name(const PartitionModel& m, const Action& a) {
   // "Kind(key=value, ...)" from the JSON form, with bare values for mode and side. The
   // ordered form keeps the parameters in protocol order ("Crash(node=2, kill)"); the
   // sorted keys of nlohmann::json would give "Crash(kill, node=2)".
-  const auto j = action_json<nlohmann::ordered_json>(action_kind(a), a);
-  std::string out(action_kind(a));
+  const auto j = action_json<nlohmann::ordered_json>(action_kind(m, a), a);
+  std::string out(action_kind(m, a));
   out += '(';
   bool first = true;
   for (const auto& [key, value] : j.items()) {
@@ -158,8 +150,8 @@ std::string PartitionModel::action_name(const Action& a) const {
   return out + ')';
 }
 
-json PartitionModel::state_to_json(const State& s) const {
-  const Config& c = config_;
+json state_to_json(const PartitionModel& m, const State& s) {
+  const Config& c = m.config();
   json nodes = json::array();
   for (int n = 0; n < c.nodes(); ++n) {
     const NodeState& node = s.nodes[n];
@@ -280,7 +272,9 @@ json PartitionModel::state_to_json(const State& s) const {
   return out;
 }
 
-std::vector<std::string_view> PartitionModel::bound_names() const {
+json config_json(const PartitionModel& m) { return to_json(m.config()); }
+
+std::vector<std::string_view> bound_names(const PartitionModel&) {
   return {"bounds.max_records",      "bounds.max_leader_epoch",  "bounds.max_partition_epoch",
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
@@ -288,8 +282,8 @@ std::vector<std::string_view> PartitionModel::bound_names() const {
           "faults.max_pauses"};
 }
 
-uint32_t PartitionModel::bounds_hit(const State& s) const {
-  const Config& c = config_;
+uint32_t bounds_hit(const PartitionModel& m, const State& s) {
+  const Config& c = m.config();
   uint32_t hit = 0;
   auto mark = [&](int i, bool cond) { hit |= cond ? (1u << i) : 0u; };
   mark(0, s.producer.current >= c.bounds.max_records);
@@ -309,6 +303,14 @@ uint32_t PartitionModel::bounds_hit(const State& s) const {
                s.faults.lost_produce_responses >= c.faults.max_lost_produce_responses);
   mark(12, c.faults.max_pauses > 0 && s.faults.pauses >= c.faults.max_pauses);
   return hit;
+}
+
+}  // namespace
+
+const checker::ModelWords<PartitionModel, State, Action>& partition_words() {
+  static constexpr checker::ModelWords<PartitionModel, State, Action> words = {
+      action_name, action_kind, action_kinds, action_to_json, state_to_json, config_json, bound_names, bounds_hit};
+  return words;
 }
 
 }  // namespace isr::spec

@@ -42,7 +42,7 @@ void update_history(State& s) {
 void rules::update_history(State& s) { spec::update_history(s); }
 
 PartitionModel::PartitionModel(Config config)
-    : ModelBase(std::move(config)), symmetry_classes_(symmetry_classes_for(config_)) {
+    : ModelBase(std::move(config), partition_words()), symmetry_classes_(symmetry_classes_for(config_)) {
   for (const std::string& name : config_.properties) Properties::add(name, properties_);
 }
 
@@ -137,7 +137,5 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
   update_history(s);
   return s;
 }
-
-nlohmann::json PartitionModel::config_json() const { return to_json(config_); }
 
 }  // namespace isr::spec

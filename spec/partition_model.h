@@ -72,6 +72,10 @@ using Action = NodeAction<ActionKind>;
 // Upper bound on the actions enabled in one state (checked when enumerating).
 inline constexpr int kMaxEnabledActions = 256;
 
+class PartitionModel;
+// The model's descriptions (checker/model_base.h), defined in describe.cc.
+const checker::ModelWords<PartitionModel, State, Action>& partition_words();
+
 class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, Action, kMaxEnabledActions> {
  public:
   explicit PartitionModel(Config config);
@@ -85,19 +89,10 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
 
   void canonicalize(State& s) const;
 
-  std::string action_name(const Action& a) const;
-  std::string_view action_kind(const Action& a) const;
-  std::vector<std::string_view> action_kinds() const;
-  nlohmann::json action_to_json(const Action& a) const;
-  nlohmann::json state_to_json(const State& s) const;
-  nlohmann::json config_json() const;
 
   // Groups of nodes that are interchangeable under this configuration (see symmetry.cc).
   const std::vector<std::vector<uint8_t>>& symmetry_classes() const { return symmetry_classes_; }
 
-  // Optional engine hooks: which exploration bounds a state has reached.
-  std::vector<std::string_view> bound_names() const;
-  uint32_t bounds_hit(const State& s) const;
 
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;

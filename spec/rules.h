@@ -90,6 +90,10 @@ void update_history(State& s);
 // Relabels every node reference of `s` by `perm` (old id -> new id) into `t`
 // (symmetry.cc; the composed model's symmetry reuses it).
 void relabel_nodes(const Config& c, const std::array<uint8_t, kMaxNodes>& perm, const State& s, State& t);
+// The same for the node references of a controller's partition image (leader, ISR, ELR,
+// LastKnownELR, offline directories, fenced brokers, registered epochs), in place; the
+// composed model relabels its metadata records' images with it.
+void relabel_image(int nodes, const std::array<uint8_t, kMaxNodes>& perm, ControllerState& image);
 // A hash of the label-free facts about node n (symmetry.cc): equal for a node and its
 // image under any relabelling. `active_is_a_node`: whether controller.active is a node
 // reference the relabelling moves.

@@ -48,14 +48,8 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   }
   const ControllerState& cs = s.controller;
   ControllerState& ct = t.controller;
-  ct.leader = map_id(p, cs.leader, kNoNode);
+  rules::relabel_image(c.nodes(), p, ct);
   ct.active = map_id(p, cs.active, kNoNode);
-  ct.isr = map_set(p, cs.isr);
-  ct.elr = map_set(p, cs.elr);
-  ct.last_known_elr = map_set(p, cs.last_known_elr);
-  ct.fenced = map_set(p, cs.fenced);
-  ct.directory_offline = map_set(p, cs.directory_offline);
-  for (int n = 0; n < c.nodes(); ++n) ct.registered_epoch[p[n]] = cs.registered_epoch[n];
   ct.deposed = cs.deposed == 0 ? 0 : static_cast<uint8_t>(p[cs.deposed - 1] + 1);
   t.producer.inflight_leader = map_id(p, s.producer.inflight_leader, kNoNode);
   t.history.last_leader = map_id(p, s.history.last_leader, kNoNode);
@@ -102,6 +96,17 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
 }  // namespace
 
 void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) { relabel(c, p, s, t); }
+
+void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
+  const ControllerState from = image;
+  image.leader = map_id(p, from.leader, kNoNode);
+  image.isr = map_set(p, from.isr);
+  image.elr = map_set(p, from.elr);
+  image.last_known_elr = map_set(p, from.last_known_elr);
+  image.directory_offline = map_set(p, from.directory_offline);
+  image.fenced = map_set(p, from.fenced);
+  for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
+}
 
 uint64_t rules::node_signature(const Config& c, const State& s, int n, bool active_is_a_node) {
   return signature(c, s, n, active_is_a_node);

@@ -51,16 +51,15 @@ const char* answer_name(int answer) {
   return "none";
 }
 
-}  // namespace
 
-std::string_view ClusterModel::action_kind(const ClusterAction& a) const {
+std::string_view action_kind(const ClusterModel& m, const ClusterAction& a) {
   if (a.layer == static_cast<uint8_t>(Layer::Quorum)) return kQuorumKindNames[static_cast<int>(a.quorum.kind)];
-  return partition_.action_kind(a.partition);
+  return m.partition_model().action_kind(a.partition);
 }
 
-std::vector<std::string_view> ClusterModel::action_kinds() const {
+std::vector<std::string_view> action_kinds(const ClusterModel& m) {
   std::vector<std::string_view> kinds;
-  for (const auto kind : partition_.action_kinds())
+  for (const auto kind : m.partition_model().action_kinds())
     if (kind != "ControllerFailover") kinds.push_back(kind);
   for (const char* kind : kQuorumKindNames) {
     const std::string_view k(kind);
@@ -70,59 +69,59 @@ std::vector<std::string_view> ClusterModel::action_kinds() const {
   return kinds;
 }
 
-std::string ClusterModel::action_name(const ClusterAction& a) const {
+std::string action_name(const ClusterModel& m, const ClusterAction& a) {
   switch (static_cast<Layer>(a.layer)) {
-    case Layer::Broker: return partition_.action_name(a.partition);
-    case Layer::Quorum: return "Kraft" + quorum_.action_name(a.quorum);
+    case Layer::Broker: return m.partition_model().action_name(a.partition);
+    case Layer::Quorum: return "Kraft" + m.quorum_model().action_name(a.quorum);
     case Layer::Decision:
-      return partition_.action_name(a.partition) + " by controller " +
-             std::to_string(config_.voter_node(a.controller));
+      return m.partition_model().action_name(a.partition) + " by controller " +
+             std::to_string(m.config().voter_node(a.controller));
   }
   return "?";
 }
 
-json ClusterModel::action_to_json(const ClusterAction& a) const {
+json action_to_json(const ClusterModel& m, const ClusterAction& a) {
   switch (static_cast<Layer>(a.layer)) {
     case Layer::Broker: {
-      json j = partition_.action_to_json(a.partition);
+      json j = m.partition_model().action_to_json(a.partition);
       j["layer"] = "broker";
       return j;
     }
     case Layer::Quorum: {
-      json j = quorum_.action_to_json(a.quorum);
-      j["kind"] = std::string(action_kind(a));
+      json j = m.quorum_model().action_to_json(a.quorum);
+      j["kind"] = std::string(action_kind(m, a));
       j["layer"] = "quorum";
       return j;
     }
     case Layer::Decision: {
-      json j = partition_.action_to_json(a.partition);
+      json j = m.partition_model().action_to_json(a.partition);
       j["layer"] = "decision";
-      j["controller"] = config_.voter_node(a.controller);  // the node hosting the KRaft leader
+      j["controller"] = m.config().voter_node(a.controller);  // the node hosting the KRaft leader
       return j;
     }
   }
   return json::object();
 }
 
-json ClusterModel::state_to_json(const ClusterState& s) const {
-  const int nodes = config_.partition.nodes();
-  json j = partition_.state_to_json(s.partition);
+json state_to_json(const ClusterModel& m, const ClusterState& s) {
+  const int nodes = m.config().partition.nodes();
+  json j = m.partition_model().state_to_json(s.partition);
   // The controller is the KRaft leader whose controller is active (the highest epoch
   // if a deposed one has not noticed yet); "quorum": one exists.
   int active = -1;
-  for (int v = 0; v < config_.quorum.voters; ++v)
-    if (active_controller(s, v) && (active < 0 || s.quorum.voters[v].epoch > s.quorum.voters[active].epoch))
+  for (int v = 0; v < m.config().quorum.voters; ++v)
+    if (m.active_controller(s, v) && (active < 0 || s.quorum.voters[v].epoch > s.quorum.voters[active].epoch))
       active = v;
   json& ctl = j["controller"];
-  ctl["active"] = active < 0 ? json(nullptr) : json(config_.voter_node(active));
+  ctl["active"] = active < 0 ? json(nullptr) : json(m.config().voter_node(active));
   ctl["epoch"] = active < 0 ? 0 : s.quorum.voters[active].epoch;
   ctl["quorum"] = active >= 0;
-  json quorum = quorum_.state_to_json(s.quorum);
-  for (int v = 0; v < config_.quorum.voters; ++v) {
+  json quorum = m.quorum_model().state_to_json(s.quorum);
+  for (int v = 0; v < m.config().quorum.voters; ++v) {
     json payload = json::array();
     for (int o = 0; o < s.quorum.voters[v].leo; ++o)
       payload.push_back(s.payload[v][o] == 0 ? json(nullptr) : json(s.payload[v][o]));
-    quorum["nodes"][v]["node"] = config_.voter_node(v);
+    quorum["nodes"][v]["node"] = m.config().voter_node(v);
     quorum["nodes"][v]["records"] = payload;  // record id per log entry (null: LeaderChange)
   }
   j["quorum"] = quorum;
@@ -131,7 +130,7 @@ json ClusterModel::state_to_json(const ClusterState& s) const {
     const MetadataRecord& r = s.records[i];
     if (r.decision == 0) continue;
     json record = {{"id", i + 1},
-                   {"decision", std::string(partition_.action_kinds()[r.decision - 1])},
+                   {"decision", std::string(m.partition_model().action_kinds()[r.decision - 1])},
                    {"image", image_json(nodes, r.image)}};
     if (r.answer != 0) record["awaiting_commit"] = {{"answer", answer_name(r.answer)}, {"node", r.answer_node}};
     records.push_back(std::move(record));
@@ -150,25 +149,36 @@ json ClusterModel::state_to_json(const ClusterState& s) const {
   return j;
 }
 
-std::vector<std::string_view> ClusterModel::bound_names() const {
-  std::vector<std::string_view> names = partition_.bound_names();
+json config_json(const ClusterModel& m) { return to_json(m.config()); }
+
+std::vector<std::string_view> bound_names(const ClusterModel& m) {
+  std::vector<std::string_view> names = m.partition_model().bound_names();
   names.push_back("kraft.max_epoch");
   names.push_back("kraft.max_records");
   names.push_back("kraft.max_lost_responses");
   return names;
 }
 
-uint32_t ClusterModel::bounds_hit(const ClusterState& s) const {
-  uint32_t hit = partition_.bounds_hit(s.partition);
-  const int base = static_cast<int>(partition_.bound_names().size());
+uint32_t bounds_hit(const ClusterModel& m, const ClusterState& s) {
+  uint32_t hit = m.partition_model().bounds_hit(s.partition);
+  const int base = static_cast<int>(m.partition_model().bound_names().size());
   bool epoch = false;
-  for (int v = 0; v < config_.quorum.voters; ++v) epoch |= s.quorum.voters[v].epoch >= config_.quorum.bounds.max_epoch;
+  const ClusterConfig& c = m.config();
+  for (int v = 0; v < c.quorum.voters; ++v) epoch |= s.quorum.voters[v].epoch >= c.quorum.bounds.max_epoch;
   if (epoch) hit |= 1u << base;
-  if (config_.max_records > 0 && s.quorum.faults.appends >= config_.max_records) hit |= 1u << (base + 1);
-  if (config_.quorum.faults.max_lost_responses > 0 &&
-      s.quorum.faults.lost_responses >= config_.quorum.faults.max_lost_responses)
+  if (m.config().max_records > 0 && s.quorum.faults.appends >= m.config().max_records) hit |= 1u << (base + 1);
+  if (m.config().quorum.faults.max_lost_responses > 0 &&
+      s.quorum.faults.lost_responses >= m.config().quorum.faults.max_lost_responses)
     hit |= 1u << (base + 2);
   return hit;
+}
+
+}  // namespace
+
+const checker::ModelWords<ClusterModel, ClusterState, ClusterAction>& cluster_words() {
+  static constexpr checker::ModelWords<ClusterModel, ClusterState, ClusterAction> words = {
+      action_name, action_kind, action_kinds, action_to_json, state_to_json, config_json, bound_names, bounds_hit};
+  return words;
 }
 
 }  // namespace isr::spec::cluster

@@ -64,7 +64,7 @@ bool quorum_action_kept(QK kind) {
 }  // namespace
 
 ClusterModel::ClusterModel(ClusterConfig config)
-    : ModelBase(std::move(config)),
+    : ModelBase(std::move(config), cluster_words()),
       partition_(config_.partition),
       quorum_(config_.quorum),
       symmetry_classes_(symmetry_classes_for(config_.partition)) {
@@ -224,7 +224,5 @@ ClusterState ClusterModel::next_state(const ClusterState& from, const ClusterAct
   rules::settle(*this, s);
   return s;
 }
-
-nlohmann::json ClusterModel::config_json() const { return to_json(config_); }
 
 }  // namespace isr::spec::cluster

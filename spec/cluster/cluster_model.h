@@ -44,6 +44,10 @@ struct ClusterAction {
 
 inline constexpr int kMaxClusterActions = kMaxEnabledActions + kraft::kMaxKraftActions;
 
+class ClusterModel;
+// The model's descriptions (checker/model_base.h), defined in cluster_describe.cc.
+const checker::ModelWords<ClusterModel, ClusterState, ClusterAction>& cluster_words();
+
 class ClusterModel
     : public checker::ModelBase<ClusterModel, ClusterConfig, ClusterState, ClusterAction, kMaxClusterActions> {
  public:
@@ -60,15 +64,6 @@ class ClusterModel
 
   void canonicalize(State& s) const;
 
-  std::string action_name(const Action& a) const;
-  std::string_view action_kind(const Action& a) const;
-  std::vector<std::string_view> action_kinds() const;
-  nlohmann::json action_to_json(const Action& a) const;
-  nlohmann::json state_to_json(const State& s) const;
-  nlohmann::json config_json() const;
-
-  std::vector<std::string_view> bound_names() const;
-  uint32_t bounds_hit(const State& s) const;
 
   // Facts the rules, properties and tests share.
   // The voter's metadata image: its log's last record, or the bootstrap image.

@@ -27,17 +27,6 @@ using checker::map_id;
 using checker::map_set;
 using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 
-void relabel_image(int nodes, const Perm& p, ControllerState& image) {
-  const ControllerState from = image;
-  image.leader = map_id(p, from.leader, kNoNode);
-  image.isr = map_set(p, from.isr);
-  image.elr = map_set(p, from.elr);
-  image.last_known_elr = map_set(p, from.last_known_elr);
-  image.directory_offline = map_set(p, from.directory_offline);
-  image.fenced = map_set(p, from.fenced);
-  for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
-}
-
 void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, ClusterState& t) {
   const int nodes = c.partition.nodes();
   const int voters = c.quorum.voters;
@@ -51,11 +40,11 @@ void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, Clust
   for (int v = 0; v < voters; ++v) std::memcpy(t.payload[q[v]], s.payload[v], sizeof s.payload[v]);
   for (MetadataRecord& r : t.records) {
     if (r.decision == 0) continue;
-    relabel_image(nodes, p, r.image);
+    spec::rules::relabel_image(nodes, p, r.image);
     if (r.answer != 0) r.answer_node = p[r.answer_node];
   }
-  relabel_image(nodes, p, t.bootstrap);
-  relabel_image(nodes, p, t.committed);
+  spec::rules::relabel_image(nodes, p, t.bootstrap);
+  spec::rules::relabel_image(nodes, p, t.committed);
   for (uint8_t& leader : t.history.committed_leader) leader = map_id(p, leader, kNoNode);
   rules::renumber_records(voters, t);
 }

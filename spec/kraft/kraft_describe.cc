@@ -44,17 +44,15 @@ json entries_json(const Entry* entries, int length) {
   return out;
 }
 
-}  // namespace
-
-std::string_view KraftModel::action_kind(const KraftAction& a) const {
+std::string_view action_kind(const KraftModel&, const KraftAction& a) {
   return kKindNames[static_cast<int>(a.kind)];
 }
 
-std::vector<std::string_view> KraftModel::action_kinds() const {
+std::vector<std::string_view> action_kinds(const KraftModel&) {
   return {std::begin(kKindNames), std::end(kKindNames)};
 }
 
-std::string KraftModel::action_name(const KraftAction& a) const {
+std::string action_name(const KraftModel&, const KraftAction& a) {
   const std::string n = std::to_string(a.node);
   const std::string o = std::to_string(a.other);
   switch (a.kind) {
@@ -74,8 +72,8 @@ std::string KraftModel::action_name(const KraftAction& a) const {
   return "?";
 }
 
-json KraftModel::action_to_json(const KraftAction& a) const {
-  json j = {{"kind", std::string(action_kind(a))}};
+json action_to_json(const KraftModel& m, const KraftAction& a) {
+  json j = {{"kind", std::string(action_kind(m, a))}};
   switch (a.kind) {
     case KraftActionKind::Timeout:
     case KraftActionKind::Restart:
@@ -96,8 +94,8 @@ json KraftModel::action_to_json(const KraftAction& a) const {
   return j;
 }
 
-json KraftModel::state_to_json(const KraftState& s) const {
-  const KraftConfig& c = config_;
+json state_to_json(const KraftModel& m, const KraftState& s) {
+  const KraftConfig& c = m.config();
   json voters = json::array();
   for (int v = 0; v < c.voters; ++v) {
     const Voter& x = s.voters[v];
@@ -138,13 +136,15 @@ json KraftModel::state_to_json(const KraftState& s) const {
                       {"appends", s.faults.appends}}}};
 }
 
-std::vector<std::string_view> KraftModel::bound_names() const {
+json config_json(const KraftModel& m) { return to_json(m.config()); }
+
+std::vector<std::string_view> bound_names(const KraftModel&) {
   return {"bounds.max_epoch", "bounds.max_appends", "faults.max_crashes", "faults.max_disk_losses",
           "faults.max_network_cuts", "faults.max_lost_responses"};
 }
 
-uint32_t KraftModel::bounds_hit(const KraftState& s) const {
-  const KraftConfig& c = config_;
+uint32_t bounds_hit(const KraftModel& m, const KraftState& s) {
+  const KraftConfig& c = m.config();
   uint32_t hit = 0;
   auto mark = [&](int i, bool cond) { hit |= cond ? (1u << i) : 0u; };
   bool epoch_bound = false;
@@ -156,6 +156,14 @@ uint32_t KraftModel::bounds_hit(const KraftState& s) const {
   mark(4, c.faults.max_network_cuts > 0 && s.faults.cuts >= c.faults.max_network_cuts);
   mark(5, c.faults.max_lost_responses > 0 && s.faults.lost_responses >= c.faults.max_lost_responses);
   return hit;
+}
+
+}  // namespace
+
+const checker::ModelWords<KraftModel, KraftState, KraftAction>& kraft_words() {
+  static constexpr checker::ModelWords<KraftModel, KraftState, KraftAction> words = {
+      action_name, action_kind, action_kinds, action_to_json, state_to_json, config_json, bound_names, bounds_hit};
+  return words;
 }
 
 }  // namespace isr::spec::kraft

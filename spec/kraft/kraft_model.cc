@@ -27,7 +27,7 @@ static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 2 * kMaxVote
 }  // namespace
 
 KraftModel::KraftModel(KraftConfig config)
-    : ModelBase(std::move(config)), symmetry_classes_(voter_classes(config_)) {
+    : ModelBase(std::move(config), kraft_words()), symmetry_classes_(voter_classes(config_)) {
   for (const std::string& name : config_.properties) Properties::add(name, properties_);
 }
 
@@ -73,7 +73,5 @@ KraftState KraftModel::next_state(const KraftState& from, const KraftAction& a) 
   }
   return s;
 }
-
-nlohmann::json KraftModel::config_json() const { return to_json(config_); }
 
 }  // namespace isr::spec::kraft

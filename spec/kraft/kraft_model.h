@@ -46,6 +46,10 @@ using KraftAction = NodeAction<KraftActionKind>;
 
 inline constexpr int kMaxKraftActions = 128;
 
+class KraftModel;
+// The model's descriptions (checker/model_base.h), defined in kraft_describe.cc.
+const checker::ModelWords<KraftModel, KraftState, KraftAction>& kraft_words();
+
 class KraftModel : public checker::ModelBase<KraftModel, KraftConfig, KraftState, KraftAction, kMaxKraftActions> {
  public:
   explicit KraftModel(KraftConfig config);
@@ -59,15 +63,6 @@ class KraftModel : public checker::ModelBase<KraftModel, KraftConfig, KraftState
 
   void canonicalize(State& s) const;
 
-  std::string action_name(const Action& a) const;
-  std::string_view action_kind(const Action& a) const;
-  std::vector<std::string_view> action_kinds() const;
-  nlohmann::json action_to_json(const Action& a) const;
-  nlohmann::json state_to_json(const State& s) const;
-  nlohmann::json config_json() const;
-
-  std::vector<std::string_view> bound_names() const;
-  uint32_t bounds_hit(const State& s) const;
 
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;
