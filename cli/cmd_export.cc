@@ -23,6 +23,7 @@ struct ExportOptions {
   std::string format = "scenario";
   std::string out;   // empty: stdout
   std::string name;  // empty: from the file name
+  int records_per_send = 1;  // Kafka records per model record (one batch)
 };
 
 const char* const kFormats[] = {"scenario", "gtest", "itf"};
@@ -34,6 +35,13 @@ void run_export(const ExportOptions& options) {
     throw UsageError("--format", "unknown format \"" + f + "\"; allowed: scenario, gtest, itf");
   }
   check_output_path(options.out, "--out");
+  if (options.records_per_send < 1 || options.records_per_send > 1000) {
+    throw UsageError("--records-per-send", std::to_string(options.records_per_send) +
+                                               " is not allowed; allowed: 1 to 1000 (Kafka records per model record)");
+  }
+  if (options.records_per_send != 1 && f == "itf") {
+    throw UsageError("--records-per-send", "applies to --format scenario and gtest, not itf");
+  }
   std::string name = options.name;
   if (name.empty()) {
     name = std::filesystem::path(options.trace_file).stem().string();
@@ -45,7 +53,8 @@ void run_export(const ExportOptions& options) {
     if (f == "itf") {
       text = trace_to_itf(trace).dump(1) + "\n";
     } else {
-      const nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
+      nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
+      set_records_per_send(scenario, options.records_per_send);
       text = f == "scenario" ? scenario.dump(2) + "\n" : scenario_to_gtest(scenario);
     }
   } catch (const TraceFormatError& e) {
@@ -68,6 +77,10 @@ void add_export_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--out", options->out, "Write to this file instead of stdout");
   command->add_option("--name", options->name, "Scenario name (default: the trace file's name)");
+  command->add_option("--records-per-send", options->records_per_send,
+                      "Kafka records per model record: each send is one producer batch of that many records "
+                      "(1 to 1000; docs/conformance.md)")
+      ->capture_default_str();
   command->callback([options] { run_export(*options); });
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "conformance/batch_mapping.h"
 #include "conformance/driver_process.h"
 
 namespace isr::conformance {
@@ -191,6 +192,16 @@ std::string KafkaSession::prepare(const json& scenario) {
   // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
   // delivery.timeout.ms), which is what "idempotent" means for an application.
   request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
+  // A model record that stands for a batch of k records (batch_mapping.h): the driver
+  // appends the k records, then flushes; linger.ms keeps the batch open until the flush,
+  // so that the sender cannot drain it with fewer records (RecordAccumulator.ready: a
+  // batch is sendable when full, lingered, or flushed). 1 s is far more than k appends
+  // take, and delivery.timeout.ms (6 s) >= linger.ms + request.timeout.ms (3 s) holds.
+  const int per_send = records_per_send(scenario);
+  if (per_send > 1) {
+    request["records_per_send"] = per_send;
+    request["linger_ms"] = 1000;
+  }
   call(request, std::chrono::seconds(20));
   // A producer fetches a topic's metadata at its first send; steering that pauses a broker
   // before that send needs it fetched already. Drivers without the op answer bad_request.

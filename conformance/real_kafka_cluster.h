@@ -108,6 +108,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
 
   KafkaSession& session_;
   nlohmann::json scenario_;
+  // Kafka records per model record (clients.producer.records_per_send; batch_mapping.h):
+  // each send is one batch of that many records, and observations are mapped back.
+  int per_send_ = 1;
   SteeringPlan plan_;
   std::string topic_;
   size_t cursor_ = 0;        // index of the next scenario step

@@ -399,6 +399,42 @@ TEST(ExportCli, WritesEachFormatAndRefusesBadInput) {
   EXPECT_NE(r.err.find("allowed: partition"), std::string::npos) << r.err;
 }
 
+TEST(ExportScenario, RecordsPerSendMakesEachModelRecordOneBatch) {
+  ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  const ordered_json before = scenario;
+  counterexamples::set_records_per_send(scenario, 1);
+  EXPECT_EQ(scenario, before);  // 1 is the plain scenario
+  counterexamples::set_records_per_send(scenario, 10);
+  EXPECT_EQ(scenario["clients"]["producer"]["records_per_send"], 10);
+  EXPECT_EQ(scenario["clients"]["producer"]["record_value"], "record-<k>.<i>, i = 1..10, one batch per send");
+  // Only the client's mapping changes: the model's steps and observations stay the trace's.
+  ordered_json without = scenario;
+  without["clients"] = before["clients"];
+  EXPECT_EQ(without, before);
+  // The model adapter runs it unchanged: a model record is the batch.
+  run_on_model(scenario);
+  EXPECT_THROW(counterexamples::set_records_per_send(scenario, 0), std::invalid_argument);
+  EXPECT_THROW(counterexamples::set_records_per_send(scenario, 1001), std::invalid_argument);
+}
+
+TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
+  const std::string trace = write_temp(acks1_trace().dump());
+  auto r = run_isrcheck("export '" + trace + "' --format scenario --records-per-send 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["clients"]["producer"]["records_per_send"], 10);
+  r = run_isrcheck("export '" + trace + "' --format scenario");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(r.out)["clients"]["producer"].contains("records_per_send"));
+  for (const char* bad : {"0", "1001", "-3"}) {
+    r = run_isrcheck("export '" + trace + "' --records-per-send " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--records-per-send"), std::string::npos) << r.err;
+  }
+  r = run_isrcheck("export '" + trace + "' --format itf --records-per-send 10");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not itf"), std::string::npos) << r.err;
+}
+
 // Small bounds: no faults beyond one kill, one record, low epochs.
 const std::vector<std::string> kSmallBounds = {"faults.max_lossy_crashes=0", "bounds.max_leader_epoch=2",
                                                "bounds.max_partition_epoch=2"};

@@ -16,8 +16,10 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # name | source | settings (--set, space separated) | script (witness) | Kafka sentence
+#      | export options (optional; --records-per-send K: each model record is sent as one
+#        producer batch of K Kafka records, docs/conformance.md "A model record as a batch")
 entries=(
-  "a-rf3-kill-leader-acked-kept|witness|idempotence=true bounds.max_records=3 bounds.max_retries=1 faults.max_lossy_crashes=0|produce; produce; produce; kill leader; consume; consume; consume|RF 3, min ISR 2, acks=all, idempotent: kill -9 of the leader keeps every acked record (all read back) and the ISR shrinks by the dead node"
+  "a-rf3-kill-leader-acked-kept|witness|idempotence=true bounds.max_records=3 bounds.max_retries=1 faults.max_lossy_crashes=0|produce; produce; produce; kill leader; consume; consume; consume|RF 3, min ISR 2, acks=all, idempotent, 30 records (three sends, each one producer batch of 10 records: a model record stands for a batch), kill -9 of the leader: every acked record is kept (30/30 read back) and the ISR shrinks by the dead node|--records-per-send 10"
   "b-acks1-leader-loss|check|acks=1 faults.max_lossy_crashes=0||acks=1: the leader acks alone; kill -9 of it before any follower fetched loses the acked record (the follower is elected cleanly)"
   "c-rf2-min-isr2-not-enough-replicas|witness|brokers=3 replication_factor=2 min_insync_replicas=2 idempotence=false consumer=false faults.max_lossy_crashes=0|kill 1; produce|RF 2, min ISR 2, one replica killed, quorum kept: the ISR shrinks to the leader, the removed replica goes to the ELR, and a send with retries 0 and idempotence off gets NOT_ENOUGH_REPLICAS"
   "c-idempotent-rf2-min-isr2-timeout|witness|brokers=3 replication_factor=2 min_insync_replicas=2 idempotence=true consumer=false faults.max_lossy_crashes=0|kill 1; produce; timeout|RF 2, min ISR 2, one replica killed, quorum kept, an idempotent producer: the broker answers NOT_ENOUGH_REPLICAS, the producer retries it internally (Sender.canRetry, retries = Integer.MAX_VALUE) and the application sees only a timeout at delivery.timeout.ms"
@@ -46,7 +48,7 @@ rm -f "$here"/*.json "$here"/open/*.json
 mkdir -p "$tmp/open" "$here/open"
 : > "$here/sentences.tsv"
 for entry in "${entries[@]}"; do
-  IFS='|' read -r name source settings script sentence <<<"$entry"
+  IFS='|' read -r name source settings script sentence export_args <<<"$entry"
   set_args=()
   for s in $settings; do set_args+=(--set "$s"); done
   trace="$tmp/$name.trace.json"
@@ -58,8 +60,9 @@ for entry in "${entries[@]}"; do
       "$isrcheck" witness "${set_args[@]}" --script "$script" --description "$sentence" --trace-out "$trace" >/dev/null ;;
   esac
   [[ -s "$trace" ]] || { echo "generate.sh: no trace for $name" >&2; exit 1; }
-  "$isrcheck" export "$trace" --format scenario --name "${name#open/}" --out "$here/$name.json"
-  printf '%s\t%s\t%s\n' "$name" "$source: $settings${script:+ / $script}" "$sentence" >> "$here/sentences.tsv"
+  # shellcheck disable=SC2086  # export_args is a list of options
+  "$isrcheck" export "$trace" --format scenario --name "${name#open/}" --out "$here/$name.json" $export_args
+  printf '%s\t%s\t%s\n' "$name" "$source: $settings${script:+ / $script}${export_args:+ / export $export_args}" "$sentence" >> "$here/sentences.tsv"
 done
 for c in "${corpus[@]}"; do
   "$isrcheck" export "$repo/counterexamples/corpus/$c.json" --format scenario --name "h-corpus-$c" --out "$here/h-corpus-$c.json"

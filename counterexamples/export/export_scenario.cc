@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "counterexamples/render/render_words.h"
@@ -466,6 +468,16 @@ ordered_json trace_to_scenario(const json& trace, std::string_view name) {
                                   leader >= 0 ? leader : int_of(controller_leader, -1))}};
   out["expected"] = expected;
   return out;
+}
+
+void set_records_per_send(ordered_json& scenario, int k) {
+  if (k < 1 || k > 1000) {
+    throw std::invalid_argument("records per send: " + std::to_string(k) + " is not allowed (1 to 1000)");
+  }
+  if (k == 1) return;
+  ordered_json& producer = scenario["clients"]["producer"];
+  producer["records_per_send"] = k;
+  producer["record_value"] = "record-<k>.<i>, i = 1.." + std::to_string(k) + ", one batch per send";
 }
 
 }  // namespace isr::counterexamples
