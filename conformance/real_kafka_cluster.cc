@@ -170,6 +170,7 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
   per_send_ = records_per_send(scenario_);
+  request_timeout_ms_ = producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();
@@ -304,7 +305,10 @@ SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
   const bool hidden_error = producer_retries() && retried_later(step, record) &&
                             (expect == "REQUEST_TIMED_OUT" || expect == "NOT_ENOUGH_REPLICAS" ||
                              expect == "NOT_ENOUGH_REPLICAS_AFTER_APPEND" || expect == "NOT_LEADER_OR_FOLLOWER");
-  const int wait_ms = expect == "pending" || hidden_error ? 1000 : 5000;
+  // A send the trace shows unanswered is read after 1 s, or after half the producer's
+  // request.timeout.ms when that is shorter: by then a retry of its own could have been
+  // answered (a lost first answer, retried after request.timeout.ms).
+  const int wait_ms = expect == "pending" || hidden_error ? std::min(1000, request_timeout_ms_ / 2) : 5000;
   // The trace's client times out this send and retries it later, while its leader goes
   // on and commits it (acks=all: the model's ProduceTimeout of an appended record, which
   // is the same state as an answer lost after the append, docs/model.md). A healthy

@@ -290,6 +290,29 @@ TEST(BatchMapping, RecordsPerSendIsReadFromTheScenarioAndCheckedThere) {
   EXPECT_NO_THROW(validate_scenario(s));
 }
 
+TEST(ProducerSettings, RequestTimeoutComesFromTheScenarioAndIsChecked) {
+  json s = suite_scenario("b-acks1-leader-loss");
+  EXPECT_EQ(producer_request_timeout_ms(s), 3000);
+  EXPECT_EQ(producer_request_timeout_ms(suite_scenario("h-corpus-acks-1-lost-response-duplicates")), 500);
+  for (const json& bad : {json(99), json(5001), json("500")}) {
+    s["clients"]["producer"]["request.timeout.ms"] = bad;
+    try {
+      validate_scenario(s);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("clients.producer.request.timeout.ms"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
+  // The corpus entry ends before any follower fetched: both followers are held from the
+  // produce to the end, as cuts of their brokers side (spanning the producer's retry).
+  const SteeringPlan plan = plan_steering(suite_scenario("h-corpus-acks-1-lost-response-duplicates"));
+  ASSERT_EQ(plan.at_end.size(), 2u);
+  for (const SteerAction& a : plan.at_end) EXPECT_EQ(a.kind, SteerAction::Kind::Heal);
+}
+
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
   EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("power loss"),
             std::string::npos);

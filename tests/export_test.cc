@@ -417,6 +417,16 @@ TEST(ExportScenario, RecordsPerSendMakesEachModelRecordOneBatch) {
   EXPECT_THROW(counterexamples::set_records_per_send(scenario, 1001), std::invalid_argument);
 }
 
+TEST(ExportScenario, RequestTimeoutIsTheHarnesssProducerSetting) {
+  ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  EXPECT_FALSE(scenario["clients"]["producer"].contains("request.timeout.ms"));
+  counterexamples::set_producer_request_timeout(scenario, 500);
+  EXPECT_EQ(scenario["clients"]["producer"]["request.timeout.ms"], 500);
+  run_on_model(scenario);  // the model's timeouts have no duration: the same run
+  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 99), std::invalid_argument);
+  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 5001), std::invalid_argument);
+}
+
 TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
   const std::string trace = write_temp(acks1_trace().dump());
   auto r = run_isrcheck("export '" + trace + "' --format scenario --records-per-send 10");
@@ -433,6 +443,14 @@ TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
   r = run_isrcheck("export '" + trace + "' --format itf --records-per-send 10");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not itf"), std::string::npos) << r.err;
+  r = run_isrcheck("export '" + trace + "' --format scenario --request-timeout-ms 500");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["clients"]["producer"]["request.timeout.ms"], 500);
+  for (const char* bad : {"50", "6000"}) {
+    r = run_isrcheck("export '" + trace + "' --request-timeout-ms " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--request-timeout-ms"), std::string::npos) << r.err;
+  }
 }
 
 // Small bounds: no faults beyond one kill, one record, low epochs.

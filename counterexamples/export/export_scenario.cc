@@ -480,4 +480,11 @@ void set_records_per_send(ordered_json& scenario, int k) {
   producer["record_value"] = "record-<k>.<i>, i = 1.." + std::to_string(k) + ", one batch per send";
 }
 
+void set_producer_request_timeout(ordered_json& scenario, int ms) {
+  if (ms < 100 || ms > 5000) {
+    throw std::invalid_argument("request timeout: " + std::to_string(ms) + " ms is not allowed (100 to 5000)");
+  }
+  scenario["clients"]["producer"]["request.timeout.ms"] = ms;
+}
+
 }  // namespace isr::counterexamples
