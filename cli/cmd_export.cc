@@ -23,6 +23,8 @@ struct ExportOptions {
   std::string format = "scenario";
   std::string out;   // empty: stdout
   std::string name;  // empty: from the file name
+  int records_per_send = 1;  // Kafka records per model record (one batch)
+  int request_timeout_ms = 0;  // the producer's request.timeout.ms on a real cluster; 0: the harness's
 };
 
 const char* const kFormats[] = {"scenario", "gtest", "itf"};
@@ -34,6 +36,20 @@ void run_export(const ExportOptions& options) {
     throw UsageError("--format", "unknown format \"" + f + "\"; allowed: scenario, gtest, itf");
   }
   check_output_path(options.out, "--out");
+  if (options.records_per_send < 1 || options.records_per_send > 1000) {
+    throw UsageError("--records-per-send", std::to_string(options.records_per_send) +
+                                               " is not allowed; allowed: 1 to 1000 (Kafka records per model record)");
+  }
+  if (options.records_per_send != 1 && f == "itf") {
+    throw UsageError("--records-per-send", "applies to --format scenario and gtest, not itf");
+  }
+  if (options.request_timeout_ms != 0 && (options.request_timeout_ms < 100 || options.request_timeout_ms > 5000)) {
+    throw UsageError("--request-timeout-ms", std::to_string(options.request_timeout_ms) +
+                                                 " is not allowed; allowed: 100 to 5000 (milliseconds)");
+  }
+  if (options.request_timeout_ms != 0 && f == "itf") {
+    throw UsageError("--request-timeout-ms", "applies to --format scenario and gtest, not itf");
+  }
   std::string name = options.name;
   if (name.empty()) {
     name = std::filesystem::path(options.trace_file).stem().string();
@@ -45,7 +61,9 @@ void run_export(const ExportOptions& options) {
     if (f == "itf") {
       text = trace_to_itf(trace).dump(1) + "\n";
     } else {
-      const nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
+      nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
+      set_records_per_send(scenario, options.records_per_send);
+      if (options.request_timeout_ms != 0) set_producer_request_timeout(scenario, options.request_timeout_ms);
       text = f == "scenario" ? scenario.dump(2) + "\n" : scenario_to_gtest(scenario);
     }
   } catch (const TraceFormatError& e) {
@@ -68,6 +86,13 @@ void add_export_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--out", options->out, "Write to this file instead of stdout");
   command->add_option("--name", options->name, "Scenario name (default: the trace file's name)");
+  command->add_option("--records-per-send", options->records_per_send,
+                      "Kafka records per model record: each send is one producer batch of that many records "
+                      "(1 to 1000; docs/conformance.md)")
+      ->capture_default_str();
+  command->add_option("--request-timeout-ms", options->request_timeout_ms,
+                      "The producer's request.timeout.ms on a real cluster (100 to 5000; default: the harness's "
+                      "3000; docs/conformance.md)");
   command->callback([options] { run_export(*options); });
 }
 

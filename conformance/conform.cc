@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "conformance/batch_mapping.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
 
@@ -214,6 +215,8 @@ void validate_document(const json& s) {
     if (!s.contains(f) || !s[f].is_object()) throw std::invalid_argument(std::string(f) + ": missing or not an object");
   }
   if (!s.contains("steps") || !s["steps"].is_array()) throw std::invalid_argument("steps: missing or not an array");
+  records_per_send(s);             // clients.producer.records_per_send, when present, is 1..1000
+  producer_request_timeout_ms(s);  // clients.producer.request.timeout.ms, when present, is 100..5000
   with_typed_values("initial.until", [&] { condition_of(s["initial"].value("until", json()), "initial.until"); });
   with_typed_values("expected.final", [&] { condition_of(s["expected"].value("final", json()), "expected.final"); });
   for (size_t i = 0; i < s["steps"].size(); ++i) {

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "conformance/batch_mapping.h"
+
 namespace isr::conformance {
 
 using nlohmann::json;
@@ -167,6 +169,8 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
+  per_send_ = records_per_send(scenario_);
+  request_timeout_ms_ = producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();
@@ -301,7 +305,10 @@ SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
   const bool hidden_error = producer_retries() && retried_later(step, record) &&
                             (expect == "REQUEST_TIMED_OUT" || expect == "NOT_ENOUGH_REPLICAS" ||
                              expect == "NOT_ENOUGH_REPLICAS_AFTER_APPEND" || expect == "NOT_LEADER_OR_FOLLOWER");
-  const int wait_ms = expect == "pending" || hidden_error ? 1000 : 5000;
+  // A send the trace shows unanswered is read after 1 s, or after half the producer's
+  // request.timeout.ms when that is shorter: by then a retry of its own could have been
+  // answered (a lost first answer, retried after request.timeout.ms).
+  const int wait_ms = expect == "pending" || hidden_error ? std::min(1000, request_timeout_ms_ / 2) : 5000;
   // The trace's client times out this send and retries it later, while its leader goes
   // on and commits it (acks=all: the model's ProduceTimeout of an appended record, which
   // is the same state as an answer lost after the append, docs/model.md). A healthy
@@ -407,6 +414,22 @@ SendResult RealKafkaCluster::expire_send(int record) {
 std::optional<int> RealKafkaCluster::consume(int offset, int broker) {
   (void)broker;
   const int step = begin("consume");
+  if (per_send_ > 1) {
+    // Model offset o is the batch at Kafka offset o*k: all k of its records must read
+    // back, in order, as the pieces of one model record (else kUnmapped: no match).
+    const json r = session_.call({{"op", "consume"}, {"offset", static_cast<long long>(offset) * per_send_},
+                                  {"count", per_send_}, {"timeout_ms", 3000}},
+                                 milliseconds(15000));
+    end(step);
+    if (!r.contains("values") || r["values"].is_null()) return std::nullopt;
+    const int m = model_record_of(r["values"].get<std::vector<std::string>>(), per_send_);
+    if (m == kUnmapped) {
+      notes_.push_back("step " + std::to_string(step) + ": offsets " + std::to_string(offset * per_send_) + ".." +
+                       std::to_string(offset * per_send_ + per_send_ - 1) + " read " + r["values"].dump() +
+                       ", not one model record's batch");
+    }
+    return m;
+  }
   const json r = session_.call({{"op", "consume"}, {"offset", offset}, {"timeout_ms", 3000}}, milliseconds(15000));
   end(step);
   if (!r.contains("record") || r["record"].is_null()) return std::nullopt;
@@ -512,6 +535,8 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
     return false;
   }();
   o.hw = d.value("hw", json()).is_number_integer() ? d["hw"].get<int>() : (hw_unknown ? kUnknown : cut::kNone);
+  // A model record that stands for a batch of k records: the HW counts batches.
+  if (per_send_ > 1 && o.hw >= 0) o.hw = model_offset(o.hw, per_send_);
   // The scenario's hw is the acting leader's (null when no live broker leads the committed
   // epoch). A listed leader whose process is down (no quorum to fence it) acts as nothing:
   // that is "no HW", not an unknown one.
@@ -524,7 +549,13 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
     cut::ReplicaObservation rep;
     rep.alive = r.value("alive", false);
     rep.leo = int_or(r.value("leo", json()), kUnknown);
-    for (const json& e : r.value("log", json::array())) rep.log.push_back({e[0].get<int>(), e[1].get<int>()});
+    if (per_send_ > 1) {
+      // The log in model records: one per batch of k (batch_mapping.h), LEO in batches.
+      if (rep.leo >= 0) rep.leo = model_offset(rep.leo, per_send_);
+      rep.log = model_log_of(r.value("batches", json::array()), per_send_);
+    } else {
+      for (const json& e : r.value("log", json::array())) rep.log.push_back({e[0].get<int>(), e[1].get<int>()});
+    }
     const json view = r.value("view", json());
     rep.has_view = view.is_object();
     if (rep.has_view) {

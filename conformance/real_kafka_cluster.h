@@ -108,6 +108,12 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
 
   KafkaSession& session_;
   nlohmann::json scenario_;
+  // Kafka records per model record (clients.producer.records_per_send; batch_mapping.h):
+  // each send is one batch of that many records, and observations are mapped back.
+  int per_send_ = 1;
+  // The producer's request.timeout.ms (producer_request_timeout_ms): a send the trace
+  // shows unanswered is observed well before the producer's own retry could answer it.
+  int request_timeout_ms_ = 3000;
   SteeringPlan plan_;
   std::string topic_;
   size_t cursor_ = 0;        // index of the next scenario step

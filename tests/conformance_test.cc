@@ -1,5 +1,5 @@
 // The C++ side of conformance without Kafka: the steering plan of a scenario, the
-// comparison on what Kafka exposes, the script parser of `isrcheck witness`, and the
+// comparison on what Kafka exposes, the mapping of Kafka batches onto model records, the script parser of `isrcheck witness`, and the
 // driver process's hygiene (a fake driver that spawns children and ignores shutdown:
 // stop() must still leave no process behind).
 #include <signal.h>
@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "conformance/batch_mapping.h"
+#include "conformance/conform.h"
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
@@ -211,6 +213,104 @@ TEST(KafkaMismatches, NoHwOnlyBecauseTheNewLeaderHasNotReplayedItsElectionIsNotC
   c.replicas[1].view_leader_epoch = 1;
   c.replicas[1].view_isr = std::vector<int>{1};
   EXPECT_FALSE(kafka_mismatches(c, o).empty());
+}
+
+// A batch as the driver's describe reports it (LogReader: base offset, records, epoch, values).
+json batch(long long base, int epoch, int m, int k) {
+  json values = json::array();
+  for (int i = 1; i <= k; ++i) values.push_back(batch_record_value(m, i));
+  return {{"base", base}, {"count", k}, {"epoch", epoch}, {"values", values}};
+}
+
+TEST(BatchMapping, OneBatchOfKRecordsIsOneModelRecord) {
+  EXPECT_EQ(batch_record_value(3, 7), "record-3.7");
+  std::vector<std::string> v;
+  for (int i = 1; i <= 10; ++i) v.push_back(batch_record_value(2, i));
+  EXPECT_EQ(model_record_of(v, 10), 2);
+  EXPECT_EQ(model_record_of(v, 9), kUnmapped);  // a batch of another size
+  std::vector<std::string> swapped = v;
+  std::swap(swapped[3], swapped[4]);
+  EXPECT_EQ(model_record_of(swapped, 10), kUnmapped);  // out of order
+  std::vector<std::string> mixed = v;
+  mixed[9] = batch_record_value(3, 10);
+  EXPECT_EQ(model_record_of(mixed, 10), kUnmapped);  // two sends in one batch
+  EXPECT_EQ(model_record_of({"record-1", "record-2"}, 2), kUnmapped);
+  EXPECT_EQ(model_record_of({"record-.1"}, 1), kUnmapped);
+  EXPECT_EQ(model_record_of({"record-x.1"}, 1), kUnmapped);
+}
+
+TEST(BatchMapping, OffsetsCountBatchesAndAnOffsetInsideABatchMapsToNothing) {
+  EXPECT_EQ(model_offset(0, 10), 0);
+  EXPECT_EQ(model_offset(30, 10), 3);
+  EXPECT_EQ(model_offset(25, 10), kUnmapped);  // an HW or LEO inside a batch: no model offset
+  EXPECT_EQ(model_offset(-1, 10), kUnmapped);
+}
+
+TEST(BatchMapping, ALogOfWholeBatchesIsTheModelsLog) {
+  const json batches = json::array({batch(0, 0, 1, 10), batch(10, 0, 2, 10), batch(20, 1, 3, 10)});
+  const std::vector<cut::LogRecord> expected{{0, 1}, {0, 2}, {1, 3}};
+  EXPECT_EQ(model_log_of(batches, 10), expected);
+  EXPECT_TRUE(model_log_of(json::array(), 10).empty());
+  // A batch split in two (the producer sent 4 then 6 records), or a gap in the offsets,
+  // maps to an entry that matches no model record.
+  json split = json::array({batch(0, 0, 1, 10), batch(10, 0, 2, 4), batch(14, 0, 2, 6)});
+  split[2]["values"] = json::array();
+  for (int i = 5; i <= 10; ++i) split[2]["values"].push_back(batch_record_value(2, i));
+  const std::vector<cut::LogRecord> got = model_log_of(split, 10);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], (cut::LogRecord{0, 1}));
+  EXPECT_EQ(got[1].record, kUnmapped);
+  EXPECT_EQ(got[2].record, kUnmapped);
+  const json gap = json::array({batch(10, 0, 1, 10)});
+  EXPECT_EQ(model_log_of(gap, 10)[0].record, kUnmapped);
+}
+
+TEST(BatchMapping, RecordsPerSendIsReadFromTheScenarioAndCheckedThere) {
+  json s = suite_scenario("b-acks1-leader-loss");
+  EXPECT_EQ(records_per_send(s), 1);
+  s["clients"]["producer"]["records_per_send"] = 10;
+  EXPECT_EQ(records_per_send(s), 10);
+  for (const json& bad : {json(0), json(1001), json("10"), json(2.5)}) {
+    s["clients"]["producer"]["records_per_send"] = bad;
+    try {
+      records_per_send(s);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("clients.producer.records_per_send"), std::string::npos) << e.what();
+    }
+    // `isrcheck conform` refuses it before it starts anything (exit 2, the field named).
+    try {
+      validate_scenario(s);
+      ADD_FAILURE() << "validate_scenario accepted " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("records_per_send"), std::string::npos) << e.what();
+    }
+  }
+  s["clients"]["producer"]["records_per_send"] = 10;
+  EXPECT_NO_THROW(validate_scenario(s));
+}
+
+TEST(ProducerSettings, RequestTimeoutComesFromTheScenarioAndIsChecked) {
+  json s = suite_scenario("b-acks1-leader-loss");
+  EXPECT_EQ(producer_request_timeout_ms(s), 3000);
+  EXPECT_EQ(producer_request_timeout_ms(suite_scenario("h-corpus-acks-1-lost-response-duplicates")), 500);
+  for (const json& bad : {json(99), json(5001), json("500")}) {
+    s["clients"]["producer"]["request.timeout.ms"] = bad;
+    try {
+      validate_scenario(s);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("clients.producer.request.timeout.ms"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
+  // The corpus entry ends before any follower fetched: both followers are held from the
+  // produce to the end, as cuts of their brokers side (spanning the producer's retry).
+  const SteeringPlan plan = plan_steering(suite_scenario("h-corpus-acks-1-lost-response-duplicates"));
+  ASSERT_EQ(plan.at_end.size(), 2u);
+  for (const SteerAction& a : plan.at_end) EXPECT_EQ(a.kind, SteerAction::Kind::Heal);
 }
 
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {

@@ -416,6 +416,60 @@ TEST(ExportCli, WritesEachFormatAndRefusesBadInput) {
   EXPECT_NE(r.err.find("allowed: partition"), std::string::npos) << r.err;
 }
 
+TEST(ExportScenario, RecordsPerSendMakesEachModelRecordOneBatch) {
+  ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  const ordered_json before = scenario;
+  counterexamples::set_records_per_send(scenario, 1);
+  EXPECT_EQ(scenario, before);  // 1 is the plain scenario
+  counterexamples::set_records_per_send(scenario, 10);
+  EXPECT_EQ(scenario["clients"]["producer"]["records_per_send"], 10);
+  EXPECT_EQ(scenario["clients"]["producer"]["record_value"], "record-<k>.<i>, i = 1..10, one batch per send");
+  // Only the client's mapping changes: the model's steps and observations stay the trace's.
+  ordered_json without = scenario;
+  without["clients"] = before["clients"];
+  EXPECT_EQ(without, before);
+  // The model adapter runs it unchanged: a model record is the batch.
+  run_on_model(scenario);
+  EXPECT_THROW(counterexamples::set_records_per_send(scenario, 0), std::invalid_argument);
+  EXPECT_THROW(counterexamples::set_records_per_send(scenario, 1001), std::invalid_argument);
+}
+
+TEST(ExportScenario, RequestTimeoutIsTheHarnesssProducerSetting) {
+  ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  EXPECT_FALSE(scenario["clients"]["producer"].contains("request.timeout.ms"));
+  counterexamples::set_producer_request_timeout(scenario, 500);
+  EXPECT_EQ(scenario["clients"]["producer"]["request.timeout.ms"], 500);
+  run_on_model(scenario);  // the model's timeouts have no duration: the same run
+  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 99), std::invalid_argument);
+  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 5001), std::invalid_argument);
+}
+
+TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
+  const std::string trace = write_temp(acks1_trace().dump());
+  auto r = run_isrcheck("export '" + trace + "' --format scenario --records-per-send 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["clients"]["producer"]["records_per_send"], 10);
+  r = run_isrcheck("export '" + trace + "' --format scenario");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(r.out)["clients"]["producer"].contains("records_per_send"));
+  for (const char* bad : {"0", "1001", "-3"}) {
+    r = run_isrcheck("export '" + trace + "' --records-per-send " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--records-per-send"), std::string::npos) << r.err;
+  }
+  r = run_isrcheck("export '" + trace + "' --format itf --records-per-send 10");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not itf"), std::string::npos) << r.err;
+  r = run_isrcheck("export '" + trace + "' --format scenario --request-timeout-ms 500");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["clients"]["producer"]["request.timeout.ms"], 500);
+  for (const char* bad : {"50", "6000"}) {
+    r = run_isrcheck("export '" + trace + "' --request-timeout-ms " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--request-timeout-ms"), std::string::npos) << r.err;
+  }
+}
+
 // Small bounds: no faults beyond one kill, one record, low epochs.
 const std::vector<std::string> kSmallBounds = {"faults.max_lossy_crashes=0", "bounds.max_leader_epoch=2",
                                                "bounds.max_partition_epoch=2"};

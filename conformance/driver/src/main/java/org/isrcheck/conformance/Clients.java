@@ -1,7 +1,11 @@
 // The producing and consuming application: one KafkaProducer (kafka-clients 4.4) whose
 // every send's outcome is kept as the application sees it (acked with its offset, the
 // Kafka error, or still pending), and one KafkaConsumer reading one offset at a time
-// (assign + seek + poll, read_uncommitted). Client calls can block without bound in Kafka
+// (assign + seek + poll, read_uncommitted). A scenario may have each send stand for one
+// producer batch of n records ("records_per_send", docs/conformance.md): the n records of
+// a send are appended to one batch of the RecordAccumulator (linger.ms holds it open) and
+// flushed together, and the send's outcome is that of the batch.
+// Client calls can block without bound in Kafka
 // (an idempotent producer waiting for InitProducerId without an active controller, a
 // metadata wait): they run on worker threads and the protocol only ever waits for them
 // with a deadline.
@@ -34,15 +38,55 @@ final class Clients {
   /** One send as the application sees it. */
   static final class Send {
     final int record;
+    final int parts;  // Kafka records this send consists of (one batch)
     volatile String result = "pending";
     volatile Long offset;
     volatile String exception;
     volatile boolean done;
     final long sentAt = System.currentTimeMillis();
     volatile long doneAt;
+    private final String[] partResult;
+    private final Long[] partOffset;
+    private final Throwable[] partError;
+    private int partsDone;
 
-    Send(int record) {
+    Send(int record, int parts) {
       this.record = record;
+      this.parts = parts;
+      this.partResult = new String[parts];
+      this.partOffset = new Long[parts];
+      this.partError = new Throwable[parts];
+    }
+
+    /**
+     * The outcome of record i of a send of several records. Once all are in, the send is
+     * acked at the first record's offset when all are acked at consecutive offsets (one
+     * batch), ends with the error when all end with the same one, and is NOT_ONE_BATCH
+     * (an answer no scenario expects) otherwise.
+     */
+    synchronized void part(int i, String result, Long offset, Throwable error) {
+      if (done || partResult[i] != null) return;
+      partResult[i] = result;
+      partOffset[i] = offset;
+      partError[i] = error;
+      if (++partsDone < parts) return;
+      boolean same = true;
+      for (String r : partResult) same = same && r.equals(partResult[0]);
+      if (same && partResult[0].equals("acked")) {
+        for (int j = 0; j < parts; ++j) {
+          if (partOffset[j] == null || partOffset[j] != partOffset[0] + j) {
+            finish("NOT_ONE_BATCH", partOffset[0], new IllegalStateException(
+                "acked at offsets " + java.util.Arrays.toString(partOffset) + ", not one batch"));
+            return;
+          }
+        }
+        finish("acked", partOffset[0], null);
+      } else if (same) {
+        finish(partResult[0], null, partError[0]);
+      } else {
+        finish("NOT_ONE_BATCH", null, new IllegalStateException(
+            "the records of one send ended differently: " + java.util.Arrays.toString(partResult)));
+      }
     }
 
     synchronized void finish(String result, Long offset, Throwable error) {
@@ -69,19 +113,22 @@ final class Clients {
       if (offset == null) out.putNull("offset"); else out.put("offset", offset);
       if (exception == null) out.putNull("exception"); else out.put("exception", exception);
       if (done) out.put("latency_ms", doneAt - sentAt);
+      if (parts > 1) out.put("records", parts);
     }
   }
 
   private KafkaProducer<byte[], byte[]> producer;
   private ExecutorService sender;
   private final Map<Integer, Send> sends = new TreeMap<>();
+  private int recordsPerSend = 1;
   private KafkaConsumer<byte[], byte[]> consumer;
   private ExecutorService consumerThread;
 
   /** (Re)creates the producer: a new application, so the table of sends starts empty. */
-  synchronized Map<String, Object> createProducer(String bootstrap, Properties props) {
+  synchronized Map<String, Object> createProducer(String bootstrap, Properties props, int recordsPerSend) {
     closeProducer();
     sends.clear();
+    this.recordsPerSend = recordsPerSend;
     Properties p = new Properties();
     p.putAll(props);
     p.put("bootstrap.servers", bootstrap);
@@ -123,9 +170,38 @@ final class Clients {
   synchronized Send send(String topic, int k) throws DriverException {
     if (producer == null) throw DriverException.badRequest("no producer: send op \"producer\" first");
     if (sends.containsKey(k)) throw DriverException.badRequest("record " + k + " was already sent");
-    Send s = new Send(k);
+    Send s = new Send(k, recordsPerSend);
     sends.put(k, s);
     KafkaProducer<byte[], byte[]> p = producer;
+    if (recordsPerSend > 1) {
+      final int n = recordsPerSend;
+      sender.submit(() -> {
+        // The n records go into the partition's open batch (RecordAccumulator.append; the
+        // producer's linger.ms keeps it from being drained meanwhile), then flush() makes
+        // that batch sendable at once and waits for it to complete. The flush also keeps
+        // the next send's records out of the accumulator until this batch completed, so a
+        // batch made ready by this flush never receives another send's records.
+        for (int i = 0; i < n; ++i) {
+          final int part = i;
+          try {
+            ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, 0, null,
+                ("record-" + k + "." + (i + 1)).getBytes(StandardCharsets.UTF_8));
+            p.send(rec, (md, err) -> {
+              if (err == null) s.part(part, "acked", md.offset(), null);
+              else s.part(part, errorName(err), null, err);
+            });
+          } catch (Throwable err) {
+            s.part(part, errorName(err), null, err);
+          }
+        }
+        try {
+          p.flush();
+        } catch (Throwable ignored) {
+          // the producer is being closed; each record's callback reports its outcome
+        }
+      });
+      return s;
+    }
     sender.submit(() -> {
       try {
         ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(topic, 0, null,
@@ -166,6 +242,17 @@ final class Clients {
    */
   String consume(String bootstrap, String topic, long offset, long timeoutMs, StringBuilder why)
       throws DriverException {
+    List<String> values = consume(bootstrap, topic, offset, 1, timeoutMs, why);
+    return values == null ? null : values.get(0);
+  }
+
+  /**
+   * Reads the `count` records at offsets offset .. offset+count-1 (one model record that
+   * stands for a batch). Returns their raw values in offset order, or null (`why` says why)
+   * when not all of them were readable within the time.
+   */
+  List<String> consume(String bootstrap, String topic, long offset, int count, long timeoutMs, StringBuilder why)
+      throws DriverException {
     KafkaConsumer<byte[], byte[]> c;
     ExecutorService worker;
     synchronized (this) {
@@ -194,9 +281,10 @@ final class Clients {
     }
     TopicPartition tp = new TopicPartition(topic, 0);
     long deadline = System.currentTimeMillis() + timeoutMs;
-    Future<String> f = worker.submit(() -> {
+    Future<List<String>> f = worker.submit(() -> {
       c.assign(List.of(tp));
       c.seek(tp, offset);
+      List<String> got = new java.util.ArrayList<>();
       while (System.currentTimeMillis() < deadline) {
         ConsumerRecords<byte[], byte[]> recs;
         try {
@@ -206,16 +294,18 @@ final class Clients {
           return null;
         }
         for (ConsumerRecord<byte[], byte[]> r : recs.records(tp)) {
-          if (r.offset() == offset) {
-            return r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
-          }
-          if (r.offset() > offset) {
-            why.append("offset ").append(offset).append(" not in the log (next is ").append(r.offset()).append(')');
+          long want = offset + got.size();
+          if (r.offset() < want) continue;
+          if (r.offset() > want) {
+            why.append("offset ").append(want).append(" not in the log (next is ").append(r.offset()).append(')');
             return null;
           }
+          got.add(r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8));
+          if (got.size() == count) return got;
         }
       }
-      why.append("nothing readable at offset ").append(offset).append(" within ").append(timeoutMs).append(" ms");
+      why.append("nothing readable at offset ").append(offset + got.size()).append(" within ").append(timeoutMs)
+          .append(" ms");
       return null;
     });
     try {

@@ -493,9 +493,15 @@ final class Cluster implements TcpProxy.CutPolicy {
    * (net.ipv4.ip_local_port_range starts at 32768): a port picked from that range can be
    * taken by any outgoing connection (or by one of our proxies, which bind port 0)
    * between the check and the node's bind, and the node then dies with "Address already
-   * in use". Each candidate is checked by binding it.
+   * in use". Each candidate is checked by binding it, and no port is handed out twice in
+   * the driver's life: the nodes of one cluster get their ports one node at a time, all
+   * before any node binds them, so a free-looking port may already be another node's
+   * (seen: two nodes of one cluster given the same OBSERVER port, one of them dying at
+   * startup).
    */
-  static int[] freePorts(int count) throws IOException {
+  private static final java.util.Set<Integer> handedOut = new java.util.HashSet<>();
+
+  static synchronized int[] freePorts(int count) throws IOException {
     List<ServerSocket> held = new ArrayList<>();
     int[] ports = new int[count];
     java.util.Random random = new java.util.Random();
@@ -504,6 +510,7 @@ final class Cluster implements TcpProxy.CutPolicy {
         for (int attempt = 0; ; attempt++) {
           if (attempt > 200) throw new IOException("no free loopback port found in 20000-32767");
           int candidate = 20000 + random.nextInt(12768);
+          if (handedOut.contains(candidate)) continue;
           ServerSocket s = new ServerSocket();
           try {
             s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate));
@@ -513,6 +520,7 @@ final class Cluster implements TcpProxy.CutPolicy {
           }
           held.add(s);
           ports[i] = candidate;
+          handedOut.add(candidate);
           break;
         }
       }

@@ -275,6 +275,17 @@ final class Describer {
       }
       r.set("log", entries);
       r.set("offsets", offsets);
+      ArrayNode batches = json.arrayNode();
+      for (LogReader.Batch b : log.batches) {
+        ObjectNode bj = json.objectNode();
+        bj.put("base", b.baseOffset);
+        bj.put("count", b.count);
+        bj.put("epoch", b.epoch);
+        ArrayNode values = bj.putArray("values");
+        b.values.forEach(values::add);
+        batches.add(bj);
+      }
+      r.set("batches", batches);
       if (log.problem != null) r.put("log_problem", log.problem);
       View v = answered.get(n.id);
       if (v == null) r.putNull("view"); else r.set("view", v.toJson());

@@ -180,9 +180,14 @@ public final class Driver {
         p.put("max.in.flight.requests.per.connection", Integer.toString(req.path("max_in_flight").asInt(1)));
         p.put("linger.ms", Integer.toString(req.path("linger_ms").asInt(0)));
         p.putAll(stringMap(req, "config"));
+        int perSend = req.path("records_per_send").asInt(1);
+        if (!req.path("records_per_send").isMissingNode()
+            && (!req.path("records_per_send").isInt() || perSend < 1 || perSend > 1000)) {
+          throw DriverException.badRequest("records_per_send: expected an integer from 1 to 1000 (Kafka records per send, one batch)");
+        }
         Map<String, Object> eff;
         try {
-          eff = clients.createProducer(c.clientBootstrap(), p);
+          eff = clients.createProducer(c.clientBootstrap(), p, perSend);
         } catch (org.apache.kafka.common.KafkaException e) {
           throw DriverException.badRequest("producer config rejected by Kafka: " + e.getMessage()
               + (e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")"));
@@ -230,6 +235,23 @@ public final class Driver {
         if (!req.path("offset").canConvertToLong() || offset < 0) throw DriverException.badRequest("offset: expected an integer >= 0");
         long timeout = req.path("timeout_ms").asLong(3000);
         StringBuilder why = new StringBuilder();
+        if (!req.path("count").isMissingNode()) {
+          // Several consecutive records (a model record that stands for a batch).
+          int count = req.path("count").asInt(0);
+          if (!req.path("count").isInt() || count < 1 || count > 1000) {
+            throw DriverException.badRequest("count: expected an integer from 1 to 1000 (records to read)");
+          }
+          List<String> values = clients.consume(c.clientBootstrap(), c.topic, offset, count, timeout, why);
+          resp.put("offset", offset);
+          if (values == null) {
+            resp.putNull("values");
+            resp.put("reason", why.toString());
+          } else {
+            ArrayNode vs = resp.putArray("values");
+            values.forEach(vs::add);
+          }
+          return;
+        }
         String value = clients.consume(c.clientBootstrap(), c.topic, offset, timeout, why);
         resp.put("offset", offset);
         if (value == null) {

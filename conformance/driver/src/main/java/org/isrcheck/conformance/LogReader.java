@@ -1,7 +1,10 @@
 // Reads one replica's log from its segment files (<log.dirs>/<topic>-0/*.log) with
 // Kafka's own FileRecords, as kafka-dump-log.sh does (DumpLogSegments): each record as
-// [partition leader epoch of its batch, k] where the value is "record-<k>". Works on a
-// stopped node's disk too; a tail being written concurrently ends the read there.
+// [partition leader epoch of its batch, k] where the value is "record-<k>", and each
+// batch as its base offset, record count, partition leader epoch and values (a scenario
+// whose model record stands for a batch of Kafka records maps batches to model records,
+// conformance/batch_mapping.h). Works on a stopped node's disk too; a tail being written
+// concurrently ends the read there.
 package org.isrcheck.conformance;
 
 import java.io.File;
@@ -31,8 +34,23 @@ final class LogReader {
     }
   }
 
+  /** One record batch as stored: Kafka appends, replicates and truncates whole batches. */
+  static final class Batch {
+    final long baseOffset;
+    final int count;
+    final int epoch;
+    final List<String> values = new ArrayList<>();
+
+    Batch(long baseOffset, int count, int epoch) {
+      this.baseOffset = baseOffset;
+      this.count = count;
+      this.epoch = epoch;
+    }
+  }
+
   static final class Result {
     final List<Entry> entries = new ArrayList<>();
+    final List<Batch> batches = new ArrayList<>();
     long leo = 0;
     String problem;  // non-null when part of the log could not be read
   }
@@ -45,10 +63,14 @@ final class LogReader {
     for (File segment : segments) {
       try (FileRecords records = FileRecords.open(segment, false)) {
         for (FileChannelRecordBatch batch : records.batches()) {
+          Batch b = new Batch(batch.baseOffset(), (int) (batch.lastOffset() - batch.baseOffset() + 1),
+              batch.partitionLeaderEpoch());
           for (Record rec : batch) {
             String value = text(rec.value());
             r.entries.add(new Entry(batch.partitionLeaderEpoch(), rec.offset(), recordId(value), value));
+            b.values.add(value);
           }
+          r.batches.add(b);
           r.leo = batch.lastOffset() + 1;
         }
       } catch (Exception e) {
