@@ -2,7 +2,8 @@
 // in-process transport (checker/thread_transport.h) gives exactly the single-process
 // result of checker/bfs.h: verdict, counts, depth, level sizes, bounds and the
 // counterexample, on toy models and on the Kafka models, holding, violated and stopped
-// by --max-states, with waves small enough that every level takes several. The same
+// by --max-states, with waves small enough that every level takes several; and random
+// walks spread over ranks (checker/distributed_walks.h) give one machine's result. The same
 // engine under MPI is tested end to end by tests/distributed_mpi_test.cc.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,8 @@
 
 #include "checker/bfs.h"
 #include "checker/distributed_bfs.h"
+#include "checker/distributed_walks.h"
+#include "checker/random_walk.h"
 #include "checker/state_codec.h"
 #include "checker/thread_transport.h"
 #include "spec/cluster/cluster_config.h"
@@ -20,6 +23,7 @@
 #include "spec/kraft/kraft_model.h"
 #include "spec/partition_model.h"
 #include "tests/toy_models.h"
+#include "tests/toy_walk_models.h"
 
 namespace {
 
@@ -142,6 +146,64 @@ TEST(DistributedBfs, KafkaModelsMatchTheSingleProcessEngine) {
   EXPECT_EQ(expect_distributed_matches(kraft, true, 30000, 2000), Verdict::Incomplete);
   const isr::spec::cluster::ClusterModel cluster(isr::spec::cluster::load_config(nullptr, {}));
   EXPECT_EQ(expect_distributed_matches(cluster, true, 20000, 2000), Verdict::Incomplete);
+}
+
+template <class M>
+void expect_same_walks(const M& model, uint64_t walks, uint64_t depth, uint64_t seed) {
+  isr::checker::WalkOptions options;
+  options.walks = walks;
+  options.depth = depth;
+  options.seed = seed;
+  options.threads = 2;
+  options.distinct_state_capacity = 64;  // small: the merged sample must match the estimate too
+  const isr::checker::WalkResult<M> one = isr::checker::simulate(model, options);
+  for (int ranks : {1, 2, 3}) {
+    SCOPED_TRACE("ranks=" + std::to_string(ranks));
+    ThreadTransportHub hub(ranks);
+    std::vector<isr::checker::WalkResult<M>> results(static_cast<size_t>(ranks));
+    hub.run([&](Transport& t) {
+      results[static_cast<size_t>(t.rank())] = isr::checker::distributed_simulate(model, options, t);
+    });
+    for (const auto& r : results) {
+      EXPECT_EQ(r.outcome, one.outcome);
+      const auto& s = r.stats;
+      const auto& o = one.stats;
+      EXPECT_EQ(s.walks_completed, o.walks_completed);
+      EXPECT_EQ(s.steps, o.steps);
+      EXPECT_EQ(s.states_checked, o.states_checked);
+      EXPECT_EQ(s.deadlocks, o.deadlocks);
+      EXPECT_EQ(s.depth_limit_hits, o.depth_limit_hits);
+      EXPECT_EQ(s.lengths.counts, o.lengths.counts);
+      EXPECT_EQ(s.lengths.min, o.lengths.min);
+      EXPECT_EQ(s.lengths.max, o.lengths.max);
+      EXPECT_EQ(s.distinct_states, o.distinct_states);
+      EXPECT_EQ(s.distinct_states_sample_level, o.distinct_states_sample_level);
+      EXPECT_EQ(s.warnings, o.warnings);
+      ASSERT_EQ(s.coverage.size(), o.coverage.size());
+      for (size_t k = 0; k < s.coverage.size(); ++k) {
+        EXPECT_EQ(s.coverage[k].taken, o.coverage[k].taken);
+        EXPECT_EQ(s.coverage[k].enabled, o.coverage[k].enabled);
+      }
+      ASSERT_EQ(r.violation.has_value(), one.violation.has_value());
+      if (one.violation) {
+        EXPECT_EQ(r.violation->walk_index, one.violation->walk_index);
+        EXPECT_EQ(r.violation->property, one.violation->property);
+        EXPECT_EQ(r.violation->found.actions.size(), one.violation->found.actions.size());
+        ASSERT_EQ(r.violation->shrunk.actions.size(), one.violation->shrunk.actions.size());
+        for (size_t i = 0; i < one.violation->shrunk.actions.size(); ++i) {
+          EXPECT_TRUE(isr::checker::same_bytes(r.violation->shrunk.actions[i], one.violation->shrunk.actions[i]));
+        }
+      }
+    }
+  }
+}
+
+TEST(DistributedWalks, SameResultAsOneMachine) {
+  expect_same_walks(isr::toy::CombinationLock(3), 500, 30, 11);  // a violation after a few walks
+  expect_same_walks(isr::toy::CombinationLock(9), 300, 30, 11);  // no violation
+  expect_same_walks(isr::toy::DeadEndLine(5), 100, 30, 3);       // every walk ends in a deadlock
+  const isr::spec::PartitionModel acks1(isr::spec::load_config(nullptr, {"acks=1"}));
+  expect_same_walks(acks1, 400, 60, 5);
 }
 
 }  // namespace
