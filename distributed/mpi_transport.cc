@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <stdexcept>
 
@@ -51,7 +52,12 @@ MpiSession::MpiSession() {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+// Leaving by an exception (an error on this rank only, such as a file it cannot write)
+// must not wait in MPI_Finalize for ranks that wait for this one: exit without it, and
+// mpirun ends the job, saying that this rank exited without finalizing.
+MpiSession::~MpiSession() {
+  if (std::uncaught_exceptions() == 0) MPI_Finalize();
+}
 
 bool MpiSession::active() {
   int initialized = 0;

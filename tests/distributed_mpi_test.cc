@@ -4,6 +4,7 @@
 // byte for byte, on the partition, kraft and cluster models, violated, holding and
 // stopped by --max-states. Also: SIGTERM to one rank stops every rank with exit 3 and
 // what was verified; a rank killed outright ends the job with an error, not a hang.
+// `simulate --distributed` gives one machine's statistics and shrunk trace.
 // Label mpi (CMakeLists.txt); loopback only.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -128,6 +129,44 @@ TEST(DistributedMpi, ARankThatDiesEndsTheRunWithAnError) {
   EXPECT_NE(r.exit_code, 124) << "timed out: " << text;  // `timeout` ended a hung job
   EXPECT_TRUE(contains(text, "exited on signal 9")) << text;
   std::remove(err.c_str());
+}
+
+// simulate's --json without the figures that depend on timing.
+nlohmann::json timeless(nlohmann::json report) {
+  report["stats"].erase("seconds");
+  report["stats"].erase("steps_per_second");
+  report["options"].erase("ranks");
+  report["options"].erase("threads");
+  if (report.contains("violation")) report["violation"]["shrink"].erase("seconds");
+  return report;
+}
+
+void expect_same_walks(const std::string& args, int expected_exit) {
+  const std::string json0 = temp_path(".json");
+  const std::string trace0 = temp_path(".trace.json");
+  const ShellRun one = run_shell(isrcheck() + "simulate " + args + " --threads 1 --quiet --json '" + json0 +
+                                 "' --trace-out '" + trace0 + "'");
+  ASSERT_EQ(one.exit_code, expected_exit) << one.out << one.err;
+  const nlohmann::json expected = timeless(nlohmann::json::parse(slurp(json0)));
+  for (int ranks : {2, 3}) {
+    SCOPED_TRACE(args + " on " + std::to_string(ranks) + " ranks");
+    const std::string json = temp_path(".json");
+    const std::string trace = temp_path(".trace.json");
+    const ShellRun d = run_shell(mpirun(ranks) + isrcheck() + "simulate --distributed " + args + " --quiet --json '" +
+                                 json + "' --trace-out '" + trace + "'");
+    ASSERT_EQ(d.exit_code, expected_exit) << d.out << d.err;
+    EXPECT_EQ(timeless(nlohmann::json::parse(slurp(json))), expected);
+    EXPECT_EQ(slurp(trace), slurp(trace0));  // byte for byte ("" when no violation)
+    std::remove(json.c_str());
+    std::remove(trace.c_str());
+  }
+  std::remove(json0.c_str());
+  std::remove(trace0.c_str());
+}
+
+TEST(DistributedMpi, SimulateGivesOneMachinesResult) {
+  expect_same_walks("--set acks=1 --walks 2000 --depth 60 --seed 9", 1);  // found in walk 32, shrunk to 5 steps
+  expect_same_walks("--set faults.max_crashes=0 --set faults.max_lossy_crashes=0 --walks 300 --depth 40 --seed 3", 0);
 }
 
 TEST(DistributedMpi, ThreadsWithDistributedIsABadFlag) {
