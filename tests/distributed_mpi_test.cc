@@ -103,6 +103,17 @@ TEST(DistributedMpi, MaxStatesStopsAtTheSameStates) {
   expect_same_as_one_process("--max-states 30000", 3);
 }
 
+TEST(DistributedMpi, MaxMemoryAppliesToEachRank) {
+  // The default model's ranks pass 40 MiB each within a few levels (they end near 200).
+  const Outcome d = check("--max-memory 40M", 2);
+  ASSERT_EQ(d.run.exit_code, 3) << d.run.out << d.run.err;
+  EXPECT_EQ(d.report.at("stop_reason"), "max-memory");
+  EXPECT_TRUE(contains(d.run.out, "incomplete because the --max-memory limit (40M) was reached")) << d.run.out;
+  for (const auto& r : d.report.at("distributed").at("per_rank")) {
+    EXPECT_LT(r.at("peak_memory_bytes").get<uint64_t>(), uint64_t{120} << 20);  // stopped soon after
+  }
+}
+
 TEST(DistributedMpi, SigtermOnOneRankStopsEveryRankWithWhatWasVerified) {
   // The default partition model takes far longer than the wait for its first progress
   // line; SIGTERM goes to the last rank mpirun started (mpirun runs under `timeout`), not to mpirun.
