@@ -122,6 +122,10 @@ class RandomWalker {
     WalkResult<M> result;
     result.seed = options_.seed;
     result.stats = stats(seconds);
+    if (options_.keep_distinct_sample) {
+      result.distinct_sample = sketch_.sample();
+      result.distinct_sample_level = sketch_.level();
+    }
     const WalkRecord* violating = merged_violation_ ? &*merged_violation_ : nullptr;
     if (violating == nullptr && committed_ < options_.walks) {
       // Stopped early: a walk beyond the counted prefix may still have failed.
@@ -238,7 +242,7 @@ class RandomWalker {
   bool walk(uint64_t index, Scratch& scratch) {
     WalkRecord& record = scratch.record;
     record.reset(index, kind_names_.size());
-    SplitMix64 rng = SplitMix64::for_walk(options_.seed, index);
+    SplitMix64 rng = SplitMix64::for_walk(options_.seed, options_.first_walk + index);
     record.initial = initial_states_.size() == 1
                          ? 0
                          : rng.below(static_cast<uint32_t>(initial_states_.size()));
@@ -423,7 +427,7 @@ class RandomWalker {
 
   WalkViolation<M> make_violation(const WalkRecord& record) const {
     WalkViolation<M> v;
-    v.walk_index = record.index;
+    v.walk_index = options_.first_walk + record.index;
     v.property_index = record.property;
     const auto& property = model_.properties()[record.property];
     v.property = std::string(property.name);

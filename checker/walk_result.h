@@ -35,6 +35,12 @@ struct WalkOptions {
   // every step's fingerprint goes through it.
   std::size_t distinct_state_capacity = std::size_t{1} << 16;
   ShrinkOptions shrink;
+  // Run walks first_walk .. first_walk + walks - 1 (seeded and numbered by these global
+  // indices): one rank's share of simulate --distributed (checker/distributed_walks.h).
+  uint64_t first_walk = 0;
+  // Return the distinct-state sketch's kept fingerprints in WalkResult::distinct_sample,
+  // so that runs over disjoint walks can be merged.
+  bool keep_distinct_sample = false;
 };
 
 // How one action kind was exercised over all counted walks.
@@ -102,6 +108,9 @@ struct WalkResult {
   std::string stop_reason;  // for kIncomplete: "interrupted" or "time limit"
   std::optional<WalkViolation<M>> violation;
   WalkStats stats;
+  // With WalkOptions::keep_distinct_sample: the sketch's sample and level.
+  std::vector<uint64_t> distinct_sample;
+  int distinct_sample_level = 0;
 };
 
 inline nlohmann::json shrink_stats_to_json(const ShrinkStats& s) {

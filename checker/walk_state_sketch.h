@@ -50,10 +50,27 @@ class DistinctStateSketch {
     }
   }
 
-  void merge(const DistinctStateSketch& other) {
-    for (uint64_t fingerprint : other.table_) {
-      if (fingerprint != kEmpty) insert(fingerprint);
+  // The other sketch dropped the fingerprints its level no longer admits: this one must
+  // be at that level at least before taking its sample.
+  void merge(const DistinctStateSketch& other) { merge_sample(other.sample(), other.level_); }
+
+  // Merges the sample of a sketch at `level` (sample() and level() of a sketch built
+  // elsewhere: simulate --distributed merges the ranks' sketches so).
+  void merge_sample(const std::vector<uint64_t>& sample, int level) {
+    if (level > level_) {
+      level_ = level;
+      rebuild(table_.size());
     }
+    for (uint64_t fingerprint : sample) insert(fingerprint);
+  }
+
+  // The kept fingerprints, in no particular order (see merge_sample).
+  std::vector<uint64_t> sample() const {
+    std::vector<uint64_t> kept;
+    for (uint64_t fingerprint : table_) {
+      if (fingerprint != kEmpty) kept.push_back(fingerprint);
+    }
+    return kept;
   }
 
   int level() const { return level_; }

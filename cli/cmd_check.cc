@@ -6,11 +6,16 @@
 // violated (the trace is printed, and written with --trace-out); 2 bad usage or
 // configuration; 3 incomplete (a limit or Ctrl-C stopped the search: what was verified
 // so far is printed).
+//
+// With --distributed, under `mpirun -np N`, the search is spread over N processes
+// (checker/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints
+// and writes everything, every rank exits with the same status.
 #include <algorithm>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -21,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs.h"
+#include "checker/distributed_bfs.h"
 #include "cli/check_summary.h"
 #include "cli/commands.h"
 #include "cli/load.h"
@@ -29,6 +35,7 @@
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
+#include "distributed/mpi_transport.h"
 
 namespace isr::cli {
 namespace {
@@ -45,6 +52,7 @@ struct CheckOptions {
   std::string trace_file;
   bool quiet = false;
   bool explain = false;
+  bool distributed = false;
 };
 
 std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
@@ -61,16 +69,59 @@ std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) 
   return "?";
 }
 
+// The per-rank figures of a distributed search, for the summary and --json.
+void distributed_summary(std::ostream& out, nlohmann::json& report, const checker::RankStats* ranks, size_t n,
+                         uint64_t bytes_sent, uint64_t distinct, uint64_t waves) {
+  size_t slowest = 0;
+  json per_rank = json::array();
+  for (size_t k = 0; k < n; ++k) {
+    if (ranks[k].cpu_seconds > ranks[slowest].cpu_seconds) slowest = k;
+    per_rank.push_back({{"rank", k},
+                        {"distinct_states", ranks[k].distinct_states},
+                        {"states_generated", ranks[k].states_generated},
+                        {"peak_memory_bytes", ranks[k].peak_memory_bytes},
+                        {"bytes_sent", ranks[k].bytes_sent},
+                        {"cpu_seconds", ranks[k].cpu_seconds},
+                        {"communication_seconds", ranks[k].communication_seconds}});
+  }
+  const double per_state = distinct > 0 ? static_cast<double>(bytes_sent) / static_cast<double>(distinct) : 0;
+  out << "ranks: " << n << ", " << waves << " waves; sent between ranks: " << bytes_text(bytes_sent) << " ("
+      << fixed(per_state, 1) << " bytes per distinct state)\n";
+  for (size_t k = 0; k < n; ++k) {
+    out << "  rank " << k << ": " << ranks[k].distinct_states << " states, peak memory "
+        << bytes_text(ranks[k].peak_memory_bytes) << ", " << fixed(ranks[k].cpu_seconds, 2) << " CPU s, "
+        << fixed(ranks[k].communication_seconds, 2) << " s in communication, sent "
+        << bytes_text(ranks[k].bytes_sent) << "\n";
+  }
+  out << "slowest rank: " << slowest << " (" << fixed(ranks[slowest].cpu_seconds, 2) << " CPU s)\n";
+  report["distributed"] = {{"ranks", n},
+                           {"waves", waves},
+                           {"bytes_sent", bytes_sent},
+                           {"bytes_sent_per_state", per_state},
+                           {"slowest_rank", slowest},
+                           {"per_rank", per_rank}};
+}
+
 template <checker::Model M>
 void check(const M& model, std::string_view model_name, const CheckOptions& o) {
-  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
-  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   check_output_path(o.json_file, "--json");
   check_output_path(o.trace_file, "--trace-out");
+  if (o.distributed && o.threads != 0) {
+    throw UsageError("--threads", "is not used with --distributed: each rank runs one thread; start one rank "
+                                  "per core (mpirun -np N)");
+  }
+  std::optional<distributed::MpiSession> session;
+  if (o.distributed) session.emplace();
+  const bool speaker = !session || session->rank() == 0;
+  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
+  // Only rank 0 of a distributed search prints.
+  std::ostream silent(nullptr);
+  std::ostream& out = !speaker ? silent : o.json_file == "-" ? std::cerr : std::cout;
 
   checker::BfsOptions bfs;
-  bfs.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                                : o.threads);
+  bfs.threads = o.distributed ? 1
+                              : static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                                                                : o.threads);
   bfs.symmetry = o.symmetry == "on";
   bfs.max_states = o.max_states;
   if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory, "--max-memory");
@@ -95,92 +146,137 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   out << kafka_terms_summary(model.config_json(), model_name);
 
   checker::BfsResult<M> r;
+  std::optional<checker::DistributedBfsResult<M>> d;
+  std::optional<distributed::MpiTransport> transport;
   {
     InterruptGuard guard;
-    r = checker::bfs(model, bfs);
-  }
-
-  json report = {{"command", "check"},
-                 {"model", model_name},
-                 {"verdict", checker::verdict_name(r.verdict)},
-                 {"properties", property_names},
-                 {"distinct_states", r.distinct_states},
-                 {"states_generated", r.states_generated},
-                 {"depth", r.depth},
-                 {"level_sizes", r.level_sizes},
-                 {"seconds", r.seconds},
-                 {"states_per_second", r.states_per_second},
-                 {"distinct_per_second", r.distinct_per_second},
-                 {"peak_memory_bytes", r.peak_memory_bytes},
-                 {"visited_set_bytes", r.visited_set_bytes},
-                 {"parent_log_bytes", r.parent_log_bytes},
-                 {"bytes_per_state", r.bytes_per_state},
-                 {"collision_probability", r.collision_probability},
-                 {"bounds_reached", r.bounds_reached},
-                 {"options", {{"threads", bfs.threads},
-                              {"symmetry", bfs.symmetry},
-                              {"max_states", bfs.max_states},
-                              {"max_memory_bytes", bfs.max_memory_bytes}}},
-                 {"config", model.config_json()}};
-
-  int exit_status = 0;
-  json trace;
-  switch (r.verdict) {
-    case checker::Verdict::Holds:
-      out << "verdict: HOLDS within these bounds: every property holds in all " << r.distinct_states
-          << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
-      break;
-    case checker::Verdict::Violated: {
-      std::string description;
-      for (const auto& p : model.properties()) {
-        if (p.name == r.property) description = std::string(p.description);
+    if (session) {
+      transport.emplace(*session);
+      try {
+        d = checker::distributed_bfs(model, bfs, *transport);
+      } catch (const std::exception& e) {
+        // The other ranks would wait for this one forever.
+        distributed::MpiSession::abort(4, std::string("internal error: ") + e.what());
       }
-      trace = counterexamples::trace_to_json(model, r.counterexample, "bfs", model_name);
-      // The trace must stand on its own: replay it as `isrcheck replay` would.
-      const auto replayed = counterexamples::replay_trace(model, trace);
-      if (!replayed.reproduced) throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
-      out << "verdict: VIOLATED: " << r.property << " (" << description << ")\n";
-      out << "shortest counterexample: " << r.counterexample.actions.size() << " steps\n";
-      report["property"] = r.property;
-      report["property_description"] = description;
-      report["trace"] = trace;
-      exit_status = 1;
-      break;
+      r = std::move(d->result);
+    } else {
+      r = checker::bfs(model, bfs);
     }
-    case checker::Verdict::Incomplete:
-      out << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
-                << " distinct states up to depth " << r.depth << "; incomplete because "
-                << stop_reason_text(r.stop_reason, o) << "\n";
-      report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
-      exit_status = 3;
-      break;
   }
-  out << properties_summary(property_lines);
-  out << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
-  out << "states generated: " << r.states_generated << "\n";
-  out << "depth: " << r.depth << "\n";
-  out << "time: " << fixed(r.seconds, 2) << " s, " << bfs.threads << " thread"
-            << (bfs.threads == 1 ? "" : "s") << "\n";
-  out << "states/s: " << fixed(r.states_per_second, 0) << " generated, "
-            << fixed(r.distinct_per_second, 0) << " distinct\n";
-  out << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
-            << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
-            << " bytes/state with the parent log)\n";
-  std::ostringstream collision;
-  collision << std::setprecision(2) << r.collision_probability;
-  out << "fingerprint collision probability: <= " << collision.str() << "\n";
-  out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
-  if (o.explain) out << figures_explained();
 
-  if (r.verdict == checker::Verdict::Violated) {
-    if (!o.quiet) out << counterexamples::render_text(trace);
-    if (!o.trace_file.empty()) {
-      write_json(o.trace_file, "--trace-out", trace);
-      out << "trace written to " << o.trace_file << "\n";
+  // After a distributed search, an error on one rank (a file rank 0 cannot write) must
+  // end every rank, not leave them waiting for it.
+  auto report_result = [&] {
+    json report = {{"command", "check"},
+                   {"model", model_name},
+                   {"verdict", checker::verdict_name(r.verdict)},
+                   {"properties", property_names},
+                   {"distinct_states", r.distinct_states},
+                   {"states_generated", r.states_generated},
+                   {"depth", r.depth},
+                   {"level_sizes", r.level_sizes},
+                   {"seconds", r.seconds},
+                   {"states_per_second", r.states_per_second},
+                   {"distinct_per_second", r.distinct_per_second},
+                   {"peak_memory_bytes", r.peak_memory_bytes},
+                   {"visited_set_bytes", r.visited_set_bytes},
+                   {"parent_log_bytes", r.parent_log_bytes},
+                   {"bytes_per_state", r.bytes_per_state},
+                   {"collision_probability", r.collision_probability},
+                   {"bounds_reached", r.bounds_reached},
+                   {"options", {{"threads", bfs.threads},
+                                {"ranks", d ? d->ranks : 1},
+                                {"symmetry", bfs.symmetry},
+                                {"max_states", bfs.max_states},
+                                {"max_memory_bytes", bfs.max_memory_bytes}}},
+                   {"config", model.config_json()}};
+
+    int exit_status = 0;
+    json trace;
+    switch (r.verdict) {
+      case checker::Verdict::Holds:
+        out << "verdict: HOLDS within these bounds: every property holds in all " << r.distinct_states
+            << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
+        break;
+      case checker::Verdict::Violated: {
+        std::string description;
+        for (const auto& p : model.properties()) {
+          if (p.name == r.property) description = std::string(p.description);
+        }
+        trace = counterexamples::trace_to_json(model, r.counterexample, "bfs", model_name);
+        // The trace must stand on its own: replay it as `isrcheck replay` would.
+        const auto replayed = counterexamples::replay_trace(model, trace);
+        if (!replayed.reproduced) throw std::logic_error("the BFS trace does not replay: " + replayed.summary());
+        out << "verdict: VIOLATED: " << r.property << " (" << description << ")\n";
+        out << "shortest counterexample: " << r.counterexample.actions.size() << " steps\n";
+        report["property"] = r.property;
+        report["property_description"] = description;
+        report["trace"] = trace;
+        exit_status = 1;
+        break;
+      }
+      case checker::Verdict::Incomplete:
+        out << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
+                  << " distinct states up to depth " << r.depth << "; incomplete because "
+                  << stop_reason_text(r.stop_reason, o) << "\n";
+        report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
+        exit_status = 3;
+        break;
     }
+    out << properties_summary(property_lines);
+    out << "distinct states: " << r.distinct_states << (bfs.symmetry ? " (symmetry on)" : "") << "\n";
+    out << "states generated: " << r.states_generated << "\n";
+    out << "depth: " << r.depth << "\n";
+    if (d) {
+      out << "time: " << fixed(r.seconds, 2) << " s, " << d->ranks << " rank" << (d->ranks == 1 ? "" : "s")
+          << " of 1 thread\n";
+    } else {
+      out << "time: " << fixed(r.seconds, 2) << " s, " << bfs.threads << " thread" << (bfs.threads == 1 ? "" : "s")
+          << "\n";
+    }
+    out << "states/s: " << fixed(r.states_per_second, 0) << " generated, "
+              << fixed(r.distinct_per_second, 0) << " distinct\n";
+    out << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
+              << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
+              << " bytes/state with the parent log)\n";
+    std::ostringstream collision;
+    collision << std::setprecision(2) << r.collision_probability;
+    out << "fingerprint collision probability: <= " << collision.str() << "\n";
+    out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
+    if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
+    if (o.explain) out << figures_explained();
+
+    if (!speaker) {
+      // Rank 0 writes the files; the others wait for it, so that mpirun does not end the
+      // job while rank 0 is still writing.
+      out << std::flush;
+      transport->barrier();
+      set_exit_code(exit_status);
+      return;
+    }
+    if (r.verdict == checker::Verdict::Violated) {
+      if (!o.quiet) out << counterexamples::render_text(trace);
+      if (!o.trace_file.empty()) {
+        write_json(o.trace_file, "--trace-out", trace);
+        out << "trace written to " << o.trace_file << "\n";
+      }
+    }
+    if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+    if (transport) {
+      std::cout << std::flush;
+      std::cerr << std::flush;
+      transport->barrier();
+    }
+    set_exit_code(exit_status);
+  };
+  if (!session) return report_result();
+  try {
+    report_result();
+  } catch (const UsageError& e) {
+    distributed::MpiSession::abort(2, std::string("error: ") + e.what());
+  } catch (const std::exception& e) {
+    distributed::MpiSession::abort(4, std::string("internal error: ") + e.what());
   }
-  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
-  set_exit_code(exit_status);
 }
 
 }  // namespace
@@ -204,6 +300,8 @@ void add_check_command(CLI::App& app) {
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
+  command->add_flag("--distributed", o->distributed,
+                    "Spread the search over the ranks of `mpirun -np N` (same result; docs/distributed.md)");
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
   command->callback([o] {

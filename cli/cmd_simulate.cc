@@ -6,6 +6,9 @@
 // Exit status, as for `check`: 0 no violation in the requested walks; 1 a property
 // violated (the shrunk trace is printed, and written with --trace-out); 2 bad usage;
 // 3 incomplete (interrupted or out of time before every walk ran).
+//
+// With --distributed, under `mpirun -np N`, the walks are spread over N processes
+// (checker/distributed_walks.h) with the same result; rank 0 prints and writes.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -24,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/counterexample.h"
+#include "checker/distributed_walks.h"
 #include "checker/random_walk.h"
 #include "checker/rng.h"
 #include "checker/shrink.h"
@@ -35,6 +39,7 @@
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
+#include "distributed/mpi_transport.h"
 #include "spec/files.h"
 
 namespace isr::cli {
@@ -54,6 +59,7 @@ struct SimulateOptions {
   std::string json_file;
   std::string trace_file;
   bool quiet = false;
+  bool distributed = false;
 };
 
 template <checker::Model M>
@@ -144,10 +150,19 @@ void print_stats(std::ostream& out, const checker::WalkStats& s, uint64_t depth,
 
 template <checker::Model M>
 void simulate(const M& model, std::string_view model_name, const SimulateOptions& o) {
-  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
-  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   check_output_path(o.json_file, "--json");
   check_output_path(o.trace_file, "--trace-out");
+  std::optional<distributed::MpiSession> session;
+  std::optional<distributed::MpiTransport> transport;
+  if (o.distributed) {
+    session.emplace();
+    transport.emplace(*session);
+  }
+  const bool speaker = !session || session->rank() == 0;
+  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
+  // Only rank 0 of a distributed run prints.
+  std::ostream silent(nullptr);
+  std::ostream& out = !speaker ? silent : o.json_file == "-" ? std::cerr : std::cout;
 
   checker::WalkOptions walk;
   walk.walks = o.walks;
@@ -155,10 +170,17 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
   walk.seed = o.seed ? *o.seed
                      : checker::mix64(static_cast<uint64_t>(
                            std::chrono::system_clock::now().time_since_epoch().count()));
-  walk.threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
+  // A distributed run has one rank per core: one thread each unless told otherwise.
+  walk.threads = o.threads != 0 ? o.threads : o.distributed ? 1 : std::max(1u, std::thread::hardware_concurrency());
   if (!o.time_limit.empty()) walk.time_limit = parse_duration(o.time_limit, "--time-limit");
   if (!o.weights_file.empty()) walk.weights = read_weights(o.weights_file, model);
   walk.interrupt = &interrupted();
+  if (transport && !o.seed) {
+    // Every rank walks from rank 0's seed.
+    std::vector<uint64_t> seeds;
+    transport->allgather(&walk.seed, 1, seeds);
+    walk.seed = seeds[0];
+  }
 
   // The seed first, so that even an interrupted run can be repeated.
   out << "seed: " << walk.seed << "\n" << std::flush;
@@ -166,7 +188,15 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
   checker::WalkResult<M> result;
   {
     InterruptGuard guard;
-    result = checker::simulate(model, walk);
+    if (session) {
+      try {
+        result = checker::distributed_simulate(model, walk, *transport);
+      } catch (const std::exception& e) {
+        distributed::MpiSession::abort(4, std::string("internal error: ") + e.what());
+      }
+    } else {
+      result = checker::simulate(model, walk);
+    }
   }
   const auto& s = result.stats;
 
@@ -177,6 +207,7 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
                  // The word every long command's --json uses: "incomplete" after a signal.
                  {"verdict", outcome_name(result.outcome)},
                  {"options", {{"walks", walk.walks},
+                              {"ranks", session ? session->size() : 1},
                               {"depth", walk.depth},
                               {"threads", walk.threads},
                               {"time_limit_seconds",
@@ -206,7 +237,7 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
               << " BFS states, " << fixed(v.shrink.seconds, 3) << " s"
               << (v.shrink.budget_exhausted ? " (budget exhausted)" : "") << "\n";
     if (!o.quiet) out << counterexamples::render_text(trace);
-    if (!o.trace_file.empty()) {
+    if (!o.trace_file.empty() && speaker) {
       write_json(o.trace_file, "--trace-out", trace);
       out << "trace written to " << o.trace_file << "\n";
     }
@@ -227,7 +258,13 @@ void simulate(const M& model, std::string_view model_name, const SimulateOptions
     out << "no violation in " << s.walks_completed << " walks (" << s.steps
               << " steps)\n";
   }
-  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+  if (!o.json_file.empty() && speaker) write_json(o.json_file, "--json", report);
+  if (transport) {
+    // Rank 0 writes; mpirun must not end the job before it has.
+    std::cout << std::flush;
+    std::cerr << std::flush;
+    transport->barrier();
+  }
   set_exit_code(exit_status);
 }
 
@@ -256,6 +293,8 @@ void add_simulate_command(CLI::App& app) {
   command->add_option("--trace-out", o->trace_file,
                       "Write the shrunk counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "Print only the seed and the verdict");
+  command->add_flag("--distributed", o->distributed,
+                    "Spread the walks over the ranks of `mpirun -np N` (same result for the seed; docs/distributed.md)");
   command->callback([o] {
     with_model(o->config, [&](const auto& model, std::string_view name) { simulate(model, name, *o); });
   });

@@ -9,6 +9,8 @@ packages=(
   cmake g++ ninja-build make
   librapidcheck-dev libboost-graph-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev libxxhash-dev
+  # `check --distributed` under mpirun (docs/distributed.md) and its tests (label mpi)
+  libopenmpi-dev openmpi-bin
 )
 for option in "$@"; do
   case "$option" in
