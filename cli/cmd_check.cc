@@ -7,6 +7,7 @@
 // configuration; 3 incomplete (a limit or Ctrl-C stopped the search: what was verified
 // so far is printed).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -41,6 +42,9 @@ struct CheckOptions {
   std::string symmetry = "on";
   uint64_t max_states = 0;
   std::string max_memory;
+  std::string time_limit;
+  std::string fingerprint = "128";
+  std::string frontier = "delta";
   std::string json_file;
   std::string trace_file;
   bool quiet = false;
@@ -55,10 +59,41 @@ std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) 
       return "the --max-memory limit (" + o.max_memory + ") was reached";
     case checker::StopReason::Interrupted:
       return "it was interrupted";
+    case checker::StopReason::TimeLimit:
+      return "the --time-limit (" + o.time_limit + ") was reached";
     case checker::StopReason::None:
       break;
   }
   return "?";
+}
+
+double per(uint64_t bytes, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+}
+
+// What each structure of the search costs, in total and per state (docs/checker.md, "Reach").
+template <class R>
+nlohmann::json memory_json(const R& r) {
+  return {{"visited_set_bytes", r.visited_set_bytes},
+          {"visited_set_bytes_per_fingerprint", per(r.visited_set_bytes, r.visited_set_fingerprints)},
+          {"parent_log_bytes", r.parent_log_bytes},
+          {"parent_log_bytes_per_state", per(r.parent_log_bytes, r.distinct_states)},
+          {"frontier_peak_bytes", r.frontier_peak_bytes},
+          {"frontier_bytes_per_state", r.frontier_bytes_per_state},
+          {"state_bytes", r.state_bytes},
+          {"candidate_bytes", r.candidate_bytes},
+          {"candidate_record_bytes", r.candidate_record_bytes}};
+}
+
+template <class R>
+std::string memory_summary(const R& r) {
+  std::ostringstream s;
+  s << "memory per structure: visited set " << fixed(per(r.visited_set_bytes, r.visited_set_fingerprints), 1)
+    << " B/fingerprint; parent log " << fixed(per(r.parent_log_bytes, r.distinct_states), 1)
+    << " B/state\n  frontier " << fixed(r.frontier_bytes_per_state, 1) << " B/state (of " << r.state_bytes
+    << "), peak " << bytes_text(r.frontier_peak_bytes) << "; candidates " << r.candidate_record_bytes
+    << " B each, peak " << bytes_text(r.candidate_bytes) << "\n";
+  return s.str();
 }
 
 template <checker::Model M>
@@ -74,6 +109,9 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   bfs.symmetry = o.symmetry == "on";
   bfs.max_states = o.max_states;
   if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory, "--max-memory");
+  if (!o.time_limit.empty()) bfs.time_limit = parse_duration(o.time_limit, "--time-limit");
+  bfs.fingerprint_bits = o.fingerprint == "64" ? 64 : 128;
+  bfs.frontier_delta = o.frontier == "delta";
   bfs.interrupt = &interrupted();
   if (!o.quiet) {
     bfs.progress = [](const checker::BfsProgress& p) {
@@ -115,12 +153,18 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                  {"visited_set_bytes", r.visited_set_bytes},
                  {"parent_log_bytes", r.parent_log_bytes},
                  {"bytes_per_state", r.bytes_per_state},
+                 {"memory", memory_json(r)},
+                 {"fingerprint_bits", r.fingerprint_bits},
                  {"collision_probability", r.collision_probability},
+                 {"collision_probability_64", r.collision_probability_64},
                  {"bounds_reached", r.bounds_reached},
                  {"options", {{"threads", bfs.threads},
                               {"symmetry", bfs.symmetry},
                               {"max_states", bfs.max_states},
-                              {"max_memory_bytes", bfs.max_memory_bytes}}},
+                              {"max_memory_bytes", bfs.max_memory_bytes},
+                              {"time_limit_seconds", std::chrono::duration<double>(bfs.time_limit).count()},
+                              {"fingerprint", bfs.fingerprint_bits},
+                              {"frontier", o.frontier}}},
                  {"config", model.config_json()}};
 
   int exit_status = 0;
@@ -166,8 +210,11 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   out << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
             << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
             << " bytes/state with the parent log)\n";
+  out << memory_summary(r);
   std::ostringstream collision;
-  collision << std::setprecision(2) << r.collision_probability;
+  collision << std::setprecision(2) << r.collision_probability << " (" << r.fingerprint_bits << "-bit fingerprints";
+  if (r.fingerprint_bits != 64) collision << "; with 64-bit: <= " << r.collision_probability_64;
+  collision << ")";
   out << "fingerprint collision probability: <= " << collision.str() << "\n";
   out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
   if (o.explain) out << figures_explained();
@@ -201,6 +248,16 @@ void add_check_command(CLI::App& app) {
                       "Stop after this many distinct states (default 0: no limit; exit 3)");
   command->add_option("--max-memory", o->max_memory,
                       "Stop when the search's structures exceed this size: 512M, 4G (exit 3)");
+  command->add_option("--time-limit", o->time_limit,
+                      "Stop after this long: 90s, 3m, 1h (exit 3, what was verified so far is printed)");
+  command->add_option("--fingerprint", o->fingerprint,
+                      "Fingerprint width in bits: 128 (default) or 64 (half the visited set's memory, "
+                      "a collision estimate 2^64 times higher)")
+      ->check(CLI::IsMember({"64", "128"}));
+  command->add_option("--frontier", o->frontier,
+                      "Frontier encoding: delta (default: each state against the previous one) or "
+                      "reference (against the initial state only; more memory, for comparison)")
+      ->check(CLI::IsMember({"delta", "reference"}));
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
