@@ -86,6 +86,8 @@ template <class Action, class Fp>
 struct alignas(64) Worker {
   std::vector<std::vector<Candidate<Fp>>> buckets;  // per visited-set shard
   std::vector<Candidate<Fp>> scratch;
+  std::vector<uint32_t> counts;  // bucket starts while sorting a shard's candidates
+  std::vector<uint32_t> cursor;
   std::vector<uint64_t> survivors;  // keys of new states
   std::vector<Fp> recent;
   std::vector<Action> actions;      // the enabled actions of one parent (materialize)
@@ -104,7 +106,7 @@ struct alignas(64) Worker {
   uint64_t bucket_bytes() const {
     uint64_t n = recent.capacity() * sizeof(Fp) + buckets.capacity() * sizeof(buckets[0]);
     for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Fp>);
-    n += scratch.capacity() * sizeof(Candidate<Fp>);
+    n += scratch.capacity() * sizeof(Candidate<Fp>) + (counts.capacity() + cursor.capacity()) * sizeof(uint32_t);
     n += survivors.capacity() * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
     return n;
   }
@@ -392,17 +394,58 @@ class Engine {
     for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
   }
 
-  void dedupe_shard(W& w, size_t shard) {
-    w.scratch.clear();
-    unique_[shard].clear();
-    for (const auto& other : workers_) {
-      const auto& bucket = other->buckets[shard];
-      w.scratch.insert(w.scratch.end(), bucket.begin(), bucket.end());
+  static bool candidate_less(const Candidate<Fp>& a, const Candidate<Fp>& b) {
+    return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
+  }
+
+  // Gathers the shard's candidates from every worker into w.scratch, sorted by (fp, key).
+  // Fingerprints are uniform below the shard's bits, so one counting pass on the next
+  // bits spreads them into buckets of about two, which insertion sort finishes: linear
+  // time, where a comparison sort was a fifth of the toy model's profile (issue 14).
+  // With options_.comparison_sort the std::sort it replaced, for measuring.
+  void gather_sorted(W& w, size_t shard) {
+    size_t n = 0;
+    for (const auto& other : workers_) n += other->buckets[shard].size();
+    w.scratch.resize(n);
+    if (n == 0) return;
+    if (options_.comparison_sort || n < 32) {
+      size_t at = 0;
+      for (const auto& other : workers_) {
+        const auto& bucket = other->buckets[shard];
+        std::copy(bucket.begin(), bucket.end(), w.scratch.begin() + static_cast<std::ptrdiff_t>(at));
+        at += bucket.size();
+      }
+      std::sort(w.scratch.begin(), w.scratch.end(), candidate_less);
+      return;
     }
+    int bits = 1;
+    while ((size_t{2} << bits) < n && bits < 20) ++bits;
+    const int shift = 64 - Set::kShardBits - bits;
+    const uint64_t mask = (uint64_t{1} << bits) - 1;
+    auto bucket_of = [&](const Candidate<Fp>& c) { return static_cast<size_t>((high_word(c.fp) >> shift) & mask); };
+    w.counts.assign((size_t{1} << bits) + 1, 0);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) ++w.counts[bucket_of(c) + 1];
+    }
+    for (size_t b = 1; b < w.counts.size(); ++b) w.counts[b] += w.counts[b - 1];
+    w.cursor.assign(w.counts.begin(), w.counts.end() - 1);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) w.scratch[w.cursor[bucket_of(c)]++] = c;
+    }
+    for (size_t b = 0; b + 1 < w.counts.size(); ++b) {
+      for (size_t i = w.counts[b] + 1; i < w.counts[b + 1]; ++i) {
+        const Candidate<Fp> c = w.scratch[i];
+        size_t j = i;
+        for (; j > w.counts[b] && candidate_less(c, w.scratch[j - 1]); --j) w.scratch[j] = w.scratch[j - 1];
+        w.scratch[j] = c;
+      }
+    }
+  }
+
+  void dedupe_shard(W& w, size_t shard) {
+    unique_[shard].clear();
+    gather_sorted(w, shard);
     if (w.scratch.empty()) return;
-    std::sort(w.scratch.begin(), w.scratch.end(), [](const Candidate<Fp>& a, const Candidate<Fp>& b) {
-      return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
-    });
     std::vector<Fp>& unique = unique_[shard];
     const size_t n = w.scratch.size();
     for (size_t i = 0; i < n;) {

@@ -70,6 +70,9 @@ struct BfsOptions {
   // false: store each frontier state against the reference state only, not against the
   // previous state (checker/state_store.h); for measuring what the delta saves.
   bool frontier_delta = true;
+  // true: deduplicate candidates with std::sort instead of the bucket sort (bfs.h); for
+  // measuring what the bucket sort saves. Results never depend on it.
+  bool comparison_sort = false;
 };
 
 template <class M>
