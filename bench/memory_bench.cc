@@ -66,7 +66,11 @@ int main(int argc, char** argv) {
   }
   const uint64_t n = mib * 1024 * 1024 / sizeof(uint64_t);
   isr::checker::LargeArray<uint64_t> array(n);
-  for (uint64_t i = 0; i < n; ++i) array[i] = mix(i) % n;  // touch every page; a random next index
+  // One random cycle through every slot (Sattolo's shuffle): a walk never settles into a
+  // short cycle that would fit in the cache.
+  for (uint64_t i = 0; i < n; ++i) array[i] = i;
+  std::mt19937_64 shuffle(7);
+  for (uint64_t i = n - 1; i > 0; --i) std::swap(array[i], array[shuffle() % i]);
 
   double start = cpu_seconds();
   uint64_t at = 0;
