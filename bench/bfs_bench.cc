@@ -12,6 +12,10 @@
 // the coordinator's sequential work), whose 1-thread / 2-thread ratio estimates the
 // speed-up with two idle cores ("est.speedup").
 //
+// The toy rows come in variants that switch off one technique of issue 14 each, so that
+// "before" and "after" are measured in the same run: 64- and 128-bit fingerprints, and
+// the comparison sort the dedupe phase used before its bucket sort.
+//
 //   bfs_bench [--quick] [--toy-only]     --quick: smaller models / state limits
 #include <sys/resource.h>
 
@@ -52,16 +56,25 @@ struct Row {
   std::string verdict;
 };
 
+struct Variant {
+  const char* suffix = "";
+  int fingerprint_bits = 128;
+  bool comparison_sort = false;
+};
+
 template <class M>
-Row run(const std::string& name, const M& model, int threads, bool symmetry, uint64_t max_states) {
+Row run(const std::string& name, const M& model, int threads, bool symmetry, uint64_t max_states,
+        const Variant& variant = {}) {
   BfsOptions options;
+  options.fingerprint_bits = variant.fingerprint_bits;
+  options.comparison_sort = variant.comparison_sort;
   options.threads = threads;
   options.symmetry = symmetry;
   options.max_states = max_states;
   const double cpu_before = cpu_seconds();
   const BfsResult<M> r = isr::checker::bfs(model, options);
   Row row;
-  row.model = name;
+  row.model = name + variant.suffix;
   row.threads = threads;
   row.symmetry = symmetry;
   row.distinct = r.distinct_states;
@@ -77,7 +90,7 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
 }
 
 void print_header() {
-  std::printf("%-26s %3s %3s %10s %11s %5s %7s %7s %7s %11s %10s %11s %7s %11s %7s %8s %s\n", "model", "thr",
+  std::printf("%-32s %3s %3s %10s %11s %5s %7s %7s %7s %11s %10s %11s %7s %11s %7s %8s %s\n", "model", "thr",
               "sym", "distinct", "generated", "depth", "wall s", "cpu s", "crit s", "generated/s", "distinct/s",
               "gen/cpu-s", "speedup", "est.speedup", "B/state", "peak MiB", "verdict");
 }
@@ -90,7 +103,7 @@ void print(const Row& r, const Row* one_thread) {
     std::snprintf(estimated, sizeof estimated, "%.2fx", one_thread->critical / r.critical);
   }
   auto per = [](double n, double s) { return s > 0 ? n / s : 0.0; };
-  std::printf("%-26s %3d %3s %10llu %11llu %5d %7.2f %7.2f %7.2f %11.0f %10.0f %11.0f %7s %11s %7.2f %8.1f %s\n",
+  std::printf("%-32s %3d %3s %10llu %11llu %5d %7.2f %7.2f %7.2f %11.0f %10.0f %11.0f %7s %11s %7.2f %8.1f %s\n",
               r.model.c_str(), r.threads, r.symmetry ? "on" : "off", static_cast<unsigned long long>(r.distinct),
               static_cast<unsigned long long>(r.generated), r.depth, r.seconds, r.cpu, r.critical,
               per(static_cast<double>(r.generated), r.seconds), per(static_cast<double>(r.distinct), r.seconds),
@@ -100,10 +113,11 @@ void print(const Row& r, const Row* one_thread) {
 }
 
 template <class M>
-void compare_threads(const std::string& name, const M& model, bool symmetry, uint64_t max_states = 0) {
-  const Row one = run(name, model, 1, symmetry, max_states);
+void compare_threads(const std::string& name, const M& model, bool symmetry, uint64_t max_states = 0,
+                     const Variant& variant = {}) {
+  const Row one = run(name, model, 1, symmetry, max_states, variant);
   print(one, nullptr);
-  const Row two = run(name, model, 2, symmetry, max_states);
+  const Row two = run(name, model, 2, symmetry, max_states, variant);
   print(two, &one);
 }
 
@@ -126,7 +140,10 @@ int main(int argc, char** argv) {
   {
     // 8^8 = 16.8M states of 8 bytes, 1 + 8*7*8^7 = 117M successors: engine overhead only.
     const isr::toy::CounterModel counters(quick ? 7 : 8, 7);
-    compare_threads(quick ? "toy counters 8^7" : "toy counters 8^8", counters, false);
+    const std::string name = quick ? "toy counters 8^7" : "toy counters 8^8";
+    compare_threads(name, counters, false, 0, Variant{" fp128", 128, false});
+    compare_threads(name, counters, false, 0, Variant{" fp64", 64, false});
+    compare_threads(name, counters, false, 0, Variant{" fp64 std::sort", 64, true});
   }
   if (toy_only) return 0;
 

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -58,11 +59,14 @@ inline constexpr uint64_t kActionMask = (uint64_t{1} << kActionBits) - 1;
 inline uint64_t make_key(uint64_t parent, uint64_t action) { return (parent << kActionBits) | action; }
 inline uint64_t key_parent(uint64_t key) { return key >> kActionBits; }
 inline uint32_t key_action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
+inline constexpr uint64_t kNoParent = std::numeric_limits<uint64_t>::max();
 
 // A successor not seen in earlier levels. Its action is found again from the key when
-// the state is materialized, which keeps candidates at 16 bytes for any model.
+// the state is materialized, which keeps candidates at 16 bytes (24 with 128-bit
+// fingerprints) for any model.
+template <class Fp>
 struct Candidate {
-  Fingerprint fp;
+  Fp fp;
   uint64_t key;
 };
 
@@ -79,14 +83,63 @@ inline constexpr size_t kWaveParents = size_t{1} << 18;
 // after their slot is prefetched, so that several misses overlap.
 inline constexpr size_t kLookahead = 16;
 
-template <class Action>
+// Sorts keys increasingly in linear time: keys map order-preservingly to
+// ((parent - first parent) << action bits) | action, which a wave keeps to ~20-30 bits,
+// and an LSD radix sort on 11-bit digits takes two or three passes (std::sort of the
+// survivors was a tenth of the toy model's profile). `tmp` is scratch.
+inline void sort_keys(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
+  const size_t n = keys.size();
+  if (n < 256) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  uint64_t first = kNoParent;
+  uint64_t last = 0;
+  uint64_t actions = 0;
+  for (const uint64_t k : keys) {
+    first = std::min(first, key_parent(k));
+    last = std::max(last, key_parent(k));
+    actions |= k & kActionMask;
+  }
+  const int action_bits = actions == 0 ? 0 : 64 - __builtin_clzll(actions);
+  const uint64_t span = last - first;
+  const int parent_bits = span == 0 ? 0 : 64 - __builtin_clzll(span);
+  if (parent_bits + action_bits > 63) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  for (uint64_t& k : keys) k = ((key_parent(k) - first) << action_bits) | (k & kActionMask);
+  constexpr int kDigit = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigit;
+  tmp.resize(n);
+  size_t counts[kBuckets];
+  for (int shift = 0; shift < parent_bits + action_bits; shift += kDigit) {
+    std::fill(counts, counts + kBuckets, size_t{0});
+    for (const uint64_t k : keys) ++counts[(k >> shift) & (kBuckets - 1)];
+    size_t sum = 0;
+    for (size_t& c : counts) {
+      const size_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (const uint64_t k : keys) tmp[counts[(k >> shift) & (kBuckets - 1)]++] = k;
+    keys.swap(tmp);
+  }
+  const uint64_t action_mask = (uint64_t{1} << action_bits) - 1;
+  for (uint64_t& k : keys) k = make_key((k >> action_bits) + first, k & action_mask);
+}
+
+template <class Action, class Fp>
 struct alignas(64) Worker {
-  std::vector<std::vector<Candidate>> buckets;  // per visited-set shard
-  std::vector<Candidate> scratch;
+  std::vector<std::vector<Candidate<Fp>>> buckets;  // per visited-set shard
+  std::vector<Candidate<Fp>> scratch;
+  std::vector<uint32_t> counts;  // bucket starts while sorting a shard's candidates
+  std::vector<uint32_t> cursor;
   std::vector<uint64_t> survivors;  // keys of new states
-  std::vector<Fingerprint> recent;
+  std::vector<uint64_t> key_scratch;  // sorting survivors
+  std::vector<Fp> recent;
   std::vector<Action> actions;      // the enabled actions of one parent (materialize)
-  Candidate pending[kLookahead];
+  Candidate<Fp> pending[kLookahead];
   size_t pending_count = 0;
   size_t pending_head = 0;
   uint64_t generated = 0;  // successors computed in this level's expand phase
@@ -99,19 +152,22 @@ struct alignas(64) Worker {
   std::atomic<uint64_t> stored_bytes{0};  // next-frontier chunks filled in this phase
 
   uint64_t bucket_bytes() const {
-    uint64_t n = recent.capacity() * sizeof(Fingerprint) + buckets.capacity() * sizeof(buckets[0]);
-    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate);
-    n += scratch.capacity() * sizeof(Candidate);
-    n += survivors.capacity() * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
+    uint64_t n = recent.capacity() * sizeof(Fp) + buckets.capacity() * sizeof(buckets[0]);
+    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Fp>);
+    n += scratch.capacity() * sizeof(Candidate<Fp>) + (counts.capacity() + cursor.capacity()) * sizeof(uint32_t);
+    n += (survivors.capacity() + key_scratch.capacity()) * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
     return n;
   }
 };
 
-template <Model M>
+template <Model M, class Fp>
 class Engine {
  public:
   using State = typename M::State;
   using Action = typename M::Action;
+  using Set = BasicVisitedSet<Fp>;
+  using Store = StateStore<State>;
+  using W = Worker<Action, Fp>;
 
   Engine(const M& model, const BfsOptions& options) : model_(model), options_(options) {
     if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
@@ -122,14 +178,14 @@ class Engine {
     last_report_ = start_;
     initial_ = model_.initial_states();
     if (initial_.empty()) return finish();
-    frontier_ = std::make_unique<StateStore<State>>(initial_[0]);
-    next_ = std::make_unique<StateStore<State>>(initial_[0]);
+    frontier_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
+    next_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
     WorkerPool pool(options_.threads);
     pool_ = &pool;
     for (int t = 0; t < options_.threads; ++t) {
-      auto w = std::make_unique<Worker<Action>>();
-      w->buckets.resize(VisitedSet::kShards);
-      w->recent.assign(kRecentSlots, 0);
+      auto w = std::make_unique<W>();
+      w->buckets.resize(Set::kShards);
+      w->recent.assign(kRecentSlots, Fp{});
       workers_.push_back(std::move(w));
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
@@ -144,13 +200,13 @@ class Engine {
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 
-  Fingerprint fingerprint_of(const State& s) const {
+  Fp fingerprint_of(const State& s) const {
     if (options_.symmetry) {
       State canonical = s;
       model_.canonicalize(canonical);
-      return fingerprint(canonical);
+      return fingerprint_as<Fp>(canonical);
     }
-    return fingerprint(s);
+    return fingerprint_as<Fp>(s);
   }
 
   // Returns the index of the first violated property, or kNone.
@@ -224,8 +280,9 @@ class Engine {
       lap(phases_.materialize);
       distinct_ += new_.size();
       level_sizes_.push_back(new_.size());
-      std::swap(frontier_, next_);
       store_bytes_ = frontier_->bytes() + next_->bytes();
+      peak_store_bytes_ = std::max(peak_store_bytes_, store_bytes_);
+      std::swap(frontier_, next_);
       if (!truncated_) depth_ = level;
       maybe_report(false);
       if (violation_index_ != kNone) {
@@ -254,7 +311,9 @@ class Engine {
       parents_.append(0, static_cast<uint32_t>(i));
     }
     frontier_->reset(distinct.size());
-    for (size_t i = 0; i < distinct.size(); ++i) frontier_->append(i / StateStore<State>::kChunk, distinct[i]);
+    for (size_t i = 0; i < distinct.size(); ++i) frontier_->append(i / Store::kChunk, distinct[i]);
+    for (size_t c = 0; c < frontier_->chunks(); ++c) frontier_->seal(c);
+    count_frontier(*frontier_);
     distinct_ = distinct.size();
     level_sizes_.push_back(distinct.size());
     visited_bytes_ = visited_.bytes();
@@ -286,16 +345,17 @@ class Engine {
     in_expand_ = true;
     pool_->run(
         [&](int t) {
-          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          W& w = *workers_[static_cast<size_t>(t)];
+          typename Store::Reader reader(*frontier_);
           for (auto& b : w.buckets) b.clear();
-          std::fill(w.recent.begin(), w.recent.end(), 0);
+          std::fill(w.recent.begin(), w.recent.end(), Fp{});
           w.generated = 0;
           w.generated_published.store(0, std::memory_order_relaxed);
           while (abort_.load(std::memory_order_relaxed) == 0) {
             const size_t begin = next_item_.fetch_add(chunk);
             if (begin >= n) break;
             const size_t end = std::min(n, begin + chunk);
-            for (size_t i = begin; i < end; ++i) expand_one(w, i);
+            for (size_t i = begin; i < end; ++i) expand_one(w, reader.get(i), i);
             drain(w);
             w.generated_published.store(w.generated, std::memory_order_relaxed);
             w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
@@ -306,9 +366,7 @@ class Engine {
     for (const auto& w : workers_) generated_ += w->generated;
   }
 
-  void expand_one(Worker<Action>& w, size_t parent) {
-    State s;
-    frontier_->get(parent, s);
+  void expand_one(W& w, const State& s, size_t parent) {
     uint64_t index = 0;
     model_.for_each_action(s, [&](const Action& a) {
       const uint64_t action_index = index++;
@@ -317,12 +375,12 @@ class Engine {
       // be canonicalized in place.
       State successor = model_.next_state(s, a);
       if (options_.symmetry) model_.canonicalize(successor);
-      const Fingerprint fp = fingerprint(successor);
-      Fingerprint& recent = w.recent[fp & (kRecentSlots - 1)];
+      const Fp fp = fingerprint_as<Fp>(successor);
+      Fp& recent = w.recent[low_word(fp) & (kRecentSlots - 1)];
       if (recent == fp) return;
       recent = fp;
       visited_.prefetch(fp);
-      const Candidate c{fp, make_key(parent, action_index)};
+      const Candidate<Fp> c{fp, make_key(parent, action_index)};
       if (w.pending_count < kLookahead) {
         w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
       } else {
@@ -335,7 +393,7 @@ class Engine {
   }
 
   // Files the successors still waiting in the lookahead ring, oldest first.
-  void drain(Worker<Action>& w) {
+  void drain(W& w) {
     for (; w.pending_count > 0; --w.pending_count) {
       file_if_new(w, w.pending[w.pending_head]);
       w.pending_head = (w.pending_head + 1) % kLookahead;
@@ -343,30 +401,34 @@ class Engine {
     w.pending_head = 0;
   }
 
-  void file_if_new(Worker<Action>& w, const Candidate& c) {
+  void file_if_new(W& w, const Candidate<Fp>& c) {
     if (visited_.contains(c.fp)) return;
-    w.buckets[VisitedSet::shard_of(c.fp)].push_back(c);
+    w.buckets[Set::shard_of(c.fp)].push_back(c);
   }
 
   void dedupe() {
     next_item_.store(0);
     pool_->run(
         [&](int t) {
-          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
+          W& w = *workers_[static_cast<size_t>(t)];
           w.survivors.clear();
           while (true) {
             const size_t shard = next_item_.fetch_add(1);
-            if (shard >= VisitedSet::kShards) break;
+            if (shard >= Set::kShards) break;
             dedupe_shard(w, shard);
           }
-          std::sort(w.survivors.begin(), w.survivors.end());
+          if (options_.comparison_sort) {
+            std::sort(w.survivors.begin(), w.survivors.end());
+          } else {
+            sort_keys(w.survivors, w.key_scratch);
+          }
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
         },
         [&] { tick(); });
 
     // Insert the new fingerprints, growing the set first if needed (see visited_set.h).
-    std::vector<size_t> incoming(VisitedSet::kShards);
-    for (size_t shard = 0; shard < VisitedSet::kShards; ++shard) incoming[shard] = unique_[shard].size();
+    std::vector<size_t> incoming(Set::kShards);
+    for (size_t shard = 0; shard < Set::kShards; ++shard) incoming[shard] = unique_[shard].size();
     visited_.begin_batch(incoming);
     visited_bytes_ = visited_.bytes();
     next_item_.store(0);
@@ -374,31 +436,72 @@ class Engine {
         [&](int) {
           while (true) {
             const size_t shard = next_item_.fetch_add(1);
-            if (shard >= VisitedSet::kShards) break;
+            if (shard >= Set::kShards) break;
             visited_.insert_batch(shard, unique_[shard].data(), unique_[shard].size());
           }
         },
         [&] { tick(); });
     visited_.end_batch(unique_);
     visited_bytes_ = visited_.bytes();
-    for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fingerprint);
+    for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
   }
 
-  void dedupe_shard(Worker<Action>& w, size_t shard) {
-    w.scratch.clear();
-    unique_[shard].clear();
-    for (const auto& other : workers_) {
-      const auto& bucket = other->buckets[shard];
-      w.scratch.insert(w.scratch.end(), bucket.begin(), bucket.end());
+  static bool candidate_less(const Candidate<Fp>& a, const Candidate<Fp>& b) {
+    return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
+  }
+
+  // Gathers the shard's candidates from every worker into w.scratch, sorted by (fp, key).
+  // Fingerprints are uniform below the shard's bits, so one counting pass on the next
+  // bits spreads them into buckets of about two, which insertion sort finishes: linear
+  // time, where a comparison sort was a fifth of the toy model's profile (issue 14).
+  // With options_.comparison_sort the std::sort it replaced, for measuring.
+  void gather_sorted(W& w, size_t shard) {
+    size_t n = 0;
+    for (const auto& other : workers_) n += other->buckets[shard].size();
+    w.scratch.resize(n);
+    if (n == 0) return;
+    if (options_.comparison_sort || n < 32) {
+      size_t at = 0;
+      for (const auto& other : workers_) {
+        const auto& bucket = other->buckets[shard];
+        std::copy(bucket.begin(), bucket.end(), w.scratch.begin() + static_cast<std::ptrdiff_t>(at));
+        at += bucket.size();
+      }
+      std::sort(w.scratch.begin(), w.scratch.end(), candidate_less);
+      return;
     }
+    int bits = 1;
+    while ((size_t{2} << bits) < n && bits < 20) ++bits;
+    const int shift = 64 - Set::kShardBits - bits;
+    const uint64_t mask = (uint64_t{1} << bits) - 1;
+    auto bucket_of = [&](const Candidate<Fp>& c) { return static_cast<size_t>((high_word(c.fp) >> shift) & mask); };
+    w.counts.assign((size_t{1} << bits) + 1, 0);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) ++w.counts[bucket_of(c) + 1];
+    }
+    for (size_t b = 1; b < w.counts.size(); ++b) w.counts[b] += w.counts[b - 1];
+    w.cursor.assign(w.counts.begin(), w.counts.end() - 1);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) w.scratch[w.cursor[bucket_of(c)]++] = c;
+    }
+    for (size_t b = 0; b + 1 < w.counts.size(); ++b) {
+      for (size_t i = w.counts[b] + 1; i < w.counts[b + 1]; ++i) {
+        const Candidate<Fp> c = w.scratch[i];
+        size_t j = i;
+        for (; j > w.counts[b] && candidate_less(c, w.scratch[j - 1]); --j) w.scratch[j] = w.scratch[j - 1];
+        w.scratch[j] = c;
+      }
+    }
+  }
+
+  void dedupe_shard(W& w, size_t shard) {
+    unique_[shard].clear();
+    gather_sorted(w, shard);
     if (w.scratch.empty()) return;
-    std::sort(w.scratch.begin(), w.scratch.end(), [](const Candidate& a, const Candidate& b) {
-      return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
-    });
-    std::vector<Fingerprint>& unique = unique_[shard];
+    std::vector<Fp>& unique = unique_[shard];
     const size_t n = w.scratch.size();
     for (size_t i = 0; i < n;) {
-      const Candidate& first = w.scratch[i];
+      const Candidate<Fp>& first = w.scratch[i];
       unique.push_back(first.fp);
       w.survivors.push_back(first.key);
       size_t j = i + 1;
@@ -445,24 +548,25 @@ class Engine {
     }
     pool_->run(
         [&](int t) {
-          Worker<Action>& w = *workers_[static_cast<size_t>(t)];
-          State parent;
+          W& w = *workers_[static_cast<size_t>(t)];
+          typename Store::Reader reader(*frontier_);
+          const State* parent = nullptr;
           State state;
           uint64_t parent_index = kNone;
           while (true) {
             const size_t chunk = next_item_.fetch_add(1);
             if (chunk >= chunks) break;
-            const size_t begin = chunk * StateStore<State>::kChunk;
-            const size_t end = std::min(n, begin + StateStore<State>::kChunk);
+            const size_t begin = chunk * Store::kChunk;
+            const size_t end = std::min(n, begin + Store::kChunk);
             for (size_t i = begin; i < end; ++i) {
               const uint64_t p = key_parent(new_[i]);
               if (p != parent_index) {
-                frontier_->get(p, parent);
+                parent = &reader.get(p);
                 parent_index = p;
                 w.actions.clear();
-                model_.for_each_action(parent, [&](const Action& a) { w.actions.push_back(a); });
+                model_.for_each_action(*parent, [&](const Action& a) { w.actions.push_back(a); });
               }
-              state = model_.next_state(parent, w.actions.at(key_action(new_[i])));
+              state = model_.next_state(*parent, w.actions.at(key_action(new_[i])));
               next_->append(chunk, state);
               w.bounds_mask |= bounds_hit(model_, state);
               // This worker's chunks come in increasing order: once it has a violation,
@@ -474,6 +578,7 @@ class Engine {
                 w.violation_property = violated_property;
               }
             }
+            next_->seal(chunk);
             w.stored_bytes.fetch_add(next_->chunk_bytes(chunk), std::memory_order_relaxed);
           }
         },
@@ -487,6 +592,13 @@ class Engine {
       }
       w->stored_bytes.store(0, std::memory_order_relaxed);
     }
+    count_frontier(*next_);
+  }
+
+  // Per-structure figures: the frontier's bytes per stored state over the whole search.
+  void count_frontier(const Store& level) {
+    frontier_encoded_bytes_ += level.encoded_bytes();
+    frontier_states_ += level.size();
   }
 
   // `index` is the position of the violating state in level `level` (now in frontier_).
@@ -518,7 +630,7 @@ class Engine {
     n += new_.capacity() * sizeof(uint64_t);
     for (const auto& w : workers_) {
       n += w->buffer_bytes.load(std::memory_order_relaxed) + w->stored_bytes.load(std::memory_order_relaxed) +
-           sizeof(Worker<Action>);
+           sizeof(W);
     }
     return n;
   }
@@ -537,6 +649,7 @@ class Engine {
     peak_memory_ = std::max(peak_memory_, memory);
     if (options_.max_memory_bytes != 0 && memory > options_.max_memory_bytes) stop(StopReason::MaxMemory);
     if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
+    if (options_.time_limit.count() > 0 && Clock::now() - start_ >= options_.time_limit) stop(StopReason::TimeLimit);
     maybe_report(false);
   }
 
@@ -585,8 +698,22 @@ class Engine {
       r.bytes_per_state = static_cast<double>(r.visited_set_bytes) / static_cast<double>(visited_.size()) +
                           static_cast<double>(r.parent_log_bytes) / static_cast<double>(distinct_);
     }
-    r.collision_probability = std::min(
-        1.0, static_cast<double>(generated_) * static_cast<double>(distinct_) / 18446744073709551616.0);
+    // Union bound over pairs (generated successor, distinct state): see docs/checker.md.
+    const double pairs = static_cast<double>(generated_) * static_cast<double>(distinct_);
+    r.fingerprint_bits = kFingerprintBits<Fp>;
+    r.collision_probability = std::min(1.0, std::ldexp(pairs, -kFingerprintBits<Fp>));
+    r.collision_probability_64 = std::min(1.0, std::ldexp(pairs, -64));
+    r.visited_set_fingerprints = visited_.size();
+    r.frontier_peak_bytes = std::max(peak_store_bytes_, frontier_ ? frontier_->bytes() + next_->bytes() : 0);
+    if (frontier_states_ > 0) {
+      r.frontier_bytes_per_state =
+          static_cast<double>(frontier_encoded_bytes_) / static_cast<double>(frontier_states_);
+    }
+    r.state_bytes = sizeof(State);
+    r.candidate_bytes = new_.capacity() * sizeof(uint64_t);
+    for (const auto& w : workers_) r.candidate_bytes += w->bucket_bytes();
+    for (const auto& u : unique_) r.candidate_bytes += u.capacity() * sizeof(Fp);
+    r.candidate_record_bytes = sizeof(Candidate<Fp>);
     r.phase_seconds = phases_;
     r.critical_path_seconds = critical_path_seconds_;
     r.bounds_mask = bounds_mask_;
@@ -599,15 +726,18 @@ class Engine {
   const M& model_;
   const BfsOptions& options_;
   WorkerPool* pool_ = nullptr;
-  std::vector<std::unique_ptr<Worker<Action>>> workers_;
+  std::vector<std::unique_ptr<W>> workers_;
 
   std::vector<State> initial_;
-  VisitedSet visited_;
-  std::vector<std::vector<Fingerprint>> unique_ = std::vector<std::vector<Fingerprint>>(VisitedSet::kShards);
+  Set visited_;
+  std::vector<std::vector<Fp>> unique_ = std::vector<std::vector<Fp>>(Set::kShards);
   ParentLog parents_;
-  std::unique_ptr<StateStore<State>> frontier_;  // the level being expanded (after a level: the newest)
-  std::unique_ptr<StateStore<State>> next_;
+  std::unique_ptr<Store> frontier_;  // the level being expanded (after a level: the newest)
+  std::unique_ptr<Store> next_;
   uint64_t store_bytes_ = 0;
+  uint64_t peak_store_bytes_ = 0;
+  uint64_t frontier_encoded_bytes_ = 0;  // summed over levels
+  uint64_t frontier_states_ = 0;
   std::vector<uint64_t> new_;  // keys of the next level's states, in frontier order
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
@@ -639,7 +769,12 @@ class Engine {
 // Explores every state reachable from the model's initial states (see file comment).
 template <Model M>
 BfsResult<M> bfs(const M& model, const BfsOptions& options = {}) {
-  bfs_detail::Engine<M> engine(model, options);
+  if (options.fingerprint_bits == 128) {
+    bfs_detail::Engine<M, Fingerprint128> engine(model, options);
+    return engine.run();
+  }
+  if (options.fingerprint_bits != 64) throw std::invalid_argument("bfs: fingerprint_bits must be 64 or 128");
+  bfs_detail::Engine<M, Fingerprint> engine(model, options);
   return engine.run();
 }
 

@@ -17,7 +17,7 @@ namespace isr::checker {
 enum class Verdict { Holds, Violated, Incomplete };
 
 // Why a search stopped before exploring every reachable state.
-enum class StopReason { None, MaxStates, MaxMemory, Interrupted };
+enum class StopReason { None, MaxStates, MaxMemory, Interrupted, TimeLimit };
 
 inline std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -34,6 +34,7 @@ inline std::string_view stop_reason_name(StopReason r) {
     case StopReason::MaxStates: return "max-states";
     case StopReason::MaxMemory: return "max-memory";
     case StopReason::Interrupted: return "interrupted";
+    case StopReason::TimeLimit: return "time-limit";
   }
   return "?";
 }
@@ -60,6 +61,18 @@ struct BfsOptions {
   // Frontier states expanded per wave (0: the default, 2^18). Smaller waves bound the
   // memory of candidate successors more tightly; results never depend on it.
   uint64_t wave_states = 0;
+  std::chrono::nanoseconds time_limit{0};  // 0 = none; else stop (Incomplete) after this long
+  // 64 or 128: the width of the fingerprints in the visited set and the candidates.
+  // Results do not depend on it unless a collision happens (see the estimate). 128 by
+  // default: the 64-bit estimate passes 1e-6 already at ~6M states (the default Kafka
+  // model), and 128 bits cost ~10 more bytes per state and a few percent of time.
+  int fingerprint_bits = 128;
+  // false: store each frontier state against the reference state only, not against the
+  // previous state (checker/state_store.h); for measuring what the delta saves.
+  bool frontier_delta = true;
+  // true: deduplicate candidates with std::sort instead of the bucket sort (bfs.h); for
+  // measuring what the bucket sort saves. Results never depend on it.
+  bool comparison_sort = false;
 };
 
 template <class M>
@@ -84,8 +97,19 @@ struct BfsResult {
   double bytes_per_state = 0;      // (visited set + parent log) / distinct states
 
   // Probability that a fingerprint collision made the search skip a state:
-  // states_generated * distinct_states / 2^64 (union bound; see docs/checker.md).
+  // states_generated * distinct_states / 2^fingerprint_bits (union bound; see
+  // docs/checker.md), and what it would be with 64-bit fingerprints.
   double collision_probability = 0;
+  double collision_probability_64 = 0;
+  int fingerprint_bits = 64;
+
+  // Per-structure memory (see docs/checker.md, "Reach").
+  uint64_t visited_set_fingerprints = 0;  // held by the visited set at the end
+  uint64_t frontier_peak_bytes = 0;       // both frontier stores, at the widest two levels
+  double frontier_bytes_per_state = 0;    // encoded bytes per stored state, over all levels
+  uint64_t state_bytes = 0;               // sizeof(State): what a state costs uncompressed
+  uint64_t candidate_bytes = 0;           // candidate buffers at their largest (capacity kept)
+  uint64_t candidate_record_bytes = 0;    // bytes per candidate successor
 
   // Wall-clock time per phase of the levels (see checker/bfs.h), for tuning.
   struct Phases {

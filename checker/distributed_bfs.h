@@ -629,6 +629,8 @@ class Engine {
     if (distinct_ > 0) r.bytes_per_state = static_cast<double>(visited_bytes + log_bytes) / static_cast<double>(distinct_);
     r.collision_probability =
         std::min(1.0, static_cast<double>(generated) * static_cast<double>(distinct_) / 18446744073709551616.0);
+    r.collision_probability_64 = r.collision_probability;
+    r.fingerprint_bits = 64;  // the distributed engine partitions and stores 64-bit fingerprints
     uint64_t mask = bounds_mask_;
     t_.allreduce(&mask, 1, ReduceOp::BitOr);
     r.bounds_mask = static_cast<uint32_t>(mask);

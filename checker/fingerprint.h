@@ -1,4 +1,6 @@
-// 64-bit fingerprints of model states, the only thing the visited set remembers.
+// Fingerprints of model states, the only thing the visited set remembers: 64-bit (XXH3
+// 64) or 128-bit (XXH3 128, check --fingerprint 128), for runs so large that the 64-bit
+// collision estimate (states generated x distinct / 2^64) stops being negligible.
 //
 // The Model concept guarantees that State is trivially copyable with unique object
 // representations (no padding), so equal states have equal bytes and hashing the bytes
@@ -9,6 +11,7 @@
 // covered by the collision estimate).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <type_traits>
 
@@ -23,6 +26,19 @@ namespace isr::checker {
 
 using Fingerprint = uint64_t;
 
+// Ordered by (hi, lo): the visited set takes its shard and home slot from hi.
+struct Fingerprint128 {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+  friend bool operator==(const Fingerprint128&, const Fingerprint128&) = default;
+  friend auto operator<=>(const Fingerprint128&, const Fingerprint128&) = default;
+};
+static_assert(sizeof(Fingerprint128) == 16 && std::has_unique_object_representations_v<Fingerprint128>);
+
+// log2 of the number of fingerprint values, for the collision estimate.
+template <class Fp>
+inline constexpr int kFingerprintBits = 8 * static_cast<int>(sizeof(Fp));
+
 inline Fingerprint fingerprint_bytes(const void* data, std::size_t size) {
   const Fingerprint h = XXH3_64bits(data, size);
   return h == 0 ? 1 : h;
@@ -34,6 +50,27 @@ Fingerprint fingerprint(const State& s) {
   static_assert(std::has_unique_object_representations_v<State>,
                 "fingerprints hash the bytes: padding would make equal states differ");
   return fingerprint_bytes(&s, sizeof(State));
+}
+
+inline Fingerprint128 fingerprint128_bytes(const void* data, std::size_t size) {
+  const XXH128_hash_t h = XXH3_128bits(data, size);
+  Fingerprint128 fp{h.high64, h.low64};
+  if (fp.hi == 0 && fp.lo == 0) fp.lo = 1;
+  return fp;
+}
+
+// The fingerprint of a state at the width the engine runs with.
+template <class Fp, class State>
+Fp fingerprint_as(const State& s) {
+  static_assert(std::is_trivially_copyable_v<State>);
+  static_assert(std::has_unique_object_representations_v<State>,
+                "fingerprints hash the bytes: padding would make equal states differ");
+  if constexpr (std::is_same_v<Fp, Fingerprint128>) {
+    return fingerprint128_bytes(&s, sizeof(State));
+  } else {
+    static_assert(std::is_same_v<Fp, Fingerprint>);
+    return fingerprint_bytes(&s, sizeof(State));
+  }
 }
 
 // A second hash, independent of the first (different seed), for tests and tools that

@@ -1,22 +1,37 @@
 // The BFS frontier: a level's states, compressed, in chunks that threads fill in parallel.
 //
-// Frontier states dominate the engine's memory (the Kafka state is ~500 bytes; the
-// visited set needs ~12 bytes per state). Reachable states differ from the initial state
-// in few bytes (~20 of 514 for the Kafka model), so each state is stored as its XOR with
-// a reference state, sparsely:
-//   [bitmap: one bit per 8-byte group that differs]
+// Frontier states dominate the engine's memory (the Kafka state is ~590 bytes; the
+// visited set needs ~12 bytes per state). A level is stored in BFS order, so consecutive
+// states are mostly siblings (same parent, different action) or cousins: a Kafka state
+// differs from the previous one in ~6 bytes, from the initial state in ~30-50. So each
+// state is stored as its XOR with the previous state of its block (the first state of a
+// block: with a reference state), sparsely, in a self-delimiting form:
+//   [top: one bit per byte of the group bitmap that is non-zero]
+//   [those bitmap bytes: one bit per 8-byte group that differs]
 //   then per differing group: [mask: one bit per differing byte] [those bytes]
-// which is ~40 bytes instead of ~500 for Kafka, with encode/decode a few hundred cycles.
+// ~15 bytes per Kafka state (~66 against the reference alone: 10 bytes of flat bitmap,
+// and a 4-byte offset per state). Encoding and decoding touch only the differing bytes.
+//
+// Random access: a block of kBlock states starts against the reference, and its byte
+// offset is kept (4 / kBlock bytes per state), so get(i) decodes at most kBlock states.
+// The engine reads a level in increasing order (expand: runs of positions; materialize:
+// non-decreasing parents), through a Reader that decodes each state from the previous one.
 //
 // States are addressed by their position in the level. Position i lives in chunk
 // i / kChunk; each chunk is written by one thread, in order, so that the materialize
 // phase can fill chunks in parallel and still produce the level in frontier order.
+// seal(chunk) trims a finished chunk's buffer to its size (one reallocation per chunk,
+// none per state).
+//
+// With delta = false each state is encoded against the reference only (the encoding of
+// the first state of every block), for measuring what the delta saves (check --frontier).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -30,8 +45,9 @@ class StateStore {
 
  public:
   static constexpr size_t kChunk = 1024;
+  static constexpr size_t kBlock = 64;  // states per random-access point
 
-  explicit StateStore(const State& reference) {
+  explicit StateStore(const State& reference, bool delta = true) : delta_(delta) {
     std::memcpy(reference_, &reference, kBytes);
   }
 
@@ -48,19 +64,69 @@ class StateStore {
 
   // Appends the next state of chunk `chunk` (positions chunk * kChunk, +1, ... in order).
   // One thread per chunk at a time.
-  void append(size_t chunk, const State& s) { chunks_[chunk].append(s, reference_); }
+  void append(size_t chunk, const State& s) { chunks_[chunk].append(s, reference_, delta_); }
+
+  // After the last append to a chunk: gives back the buffer's slack.
+  void seal(size_t chunk) { chunks_[chunk].seal(); }
 
   void get(size_t i, State& out) const {
     if (i >= size_) throw std::out_of_range("StateStore::get");
-    chunks_[i / kChunk].get(i % kChunk, out, reference_);
+    const Chunk& c = chunks_[i / kChunk];
+    const size_t index = i % kChunk;
+    if (index >= c.count) throw std::out_of_range("StateStore: state not written");
+    auto* bytes = reinterpret_cast<uint8_t*>(&out);
+    const uint8_t* p = c.data.get() + c.block_offsets[index / kBlock];
+    for (size_t k = index / kBlock * kBlock; k <= index; ++k) {
+      if (k % kBlock == 0 || !delta_) std::memcpy(bytes, reference_, kBytes);
+      p = apply(p, bytes);
+    }
   }
+
+  // Sequential access for one thread: decodes a state from the last one it decoded when
+  // that is in the same block, from the block's start otherwise.
+  class Reader {
+   public:
+    explicit Reader(const StateStore& store) : store_(&store) {}
+
+    const State& get(size_t i) {
+      if (i == index_) return state_;
+      if (i >= store_->size_) throw std::out_of_range("StateStore::Reader::get");
+      const Chunk& c = store_->chunks_[i / kChunk];
+      const size_t index = i % kChunk;
+      if (index >= c.count) throw std::out_of_range("StateStore: state not written");
+      auto* bytes = reinterpret_cast<uint8_t*>(&state_);
+      size_t k;
+      if (index_ != kNone && i > index_ && i / kBlock == index_ / kBlock) {
+        k = index + 1 - (i - index_);
+      } else {
+        k = index / kBlock * kBlock;
+        next_ = c.data.get() + c.block_offsets[index / kBlock];
+      }
+      for (; k <= index; ++k) {
+        if (k % kBlock == 0 || !store_->delta_) std::memcpy(bytes, store_->reference_, kBytes);
+        next_ = apply(next_, bytes);
+      }
+      index_ = i;
+      return state_;
+    }
+
+   private:
+    static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+    const StateStore* store_;
+    size_t index_ = kNone;
+    const uint8_t* next_ = nullptr;
+    State state_;
+  };
 
   // Bytes held by one chunk (safe to call from the chunk's writer).
   size_t chunk_bytes(size_t chunk) const { return chunks_[chunk].bytes(); }
 
-  size_t bytes() const {
-    size_t n = chunks_.capacity() * sizeof(Chunk);
-    for (const auto& c : chunks_) n += c.bytes();
+  size_t bytes() const { return chunks_.capacity() * sizeof(Chunk) + encoded_bytes(); }
+
+  // The chunks' buffers alone (what the states cost, without the chunk table).
+  size_t encoded_bytes() const {
+    size_t n = 0;
+    for (size_t c = 0; c < chunks_.size(); ++c) n += chunks_[c].bytes();
     return n;
   }
 
@@ -68,7 +134,8 @@ class StateStore {
   static constexpr size_t kBytes = sizeof(State);
   static constexpr size_t kGroups = (kBytes + 7) / 8;
   static constexpr size_t kBitmapBytes = (kGroups + 7) / 8;
-  static constexpr size_t kMaxEncoded = kBitmapBytes + kGroups + kBytes;
+  static constexpr size_t kTopBytes = (kBitmapBytes + 7) / 8;
+  static constexpr size_t kMaxEncoded = kTopBytes + kBitmapBytes + kGroups + kBytes;
 
   // Group g of a state's bytes; constant-size copies for all but a partial last group,
   // so that they compile to single loads.
@@ -82,77 +149,127 @@ class StateStore {
     return v;
   }
 
+  // Writes the encoding of a ^ b at out; returns its end.
+  static uint8_t* encode(const uint8_t* a, const uint8_t* b, uint8_t* out) {
+    uint8_t bitmap[kBitmapBytes] = {};
+    uint8_t* top = out;
+    std::memset(top, 0, kTopBytes);
+    // The groups go first (into a scratch area after the worst-case bitmap), then the
+    // bitmap bytes that are non-zero are written in front of them.
+    uint8_t groups[kGroups + kBytes];
+    uint8_t* p = groups;
+    for (size_t g = 0; g < kGroups; ++g) {
+      const uint64_t diff = load_group(a, g) ^ load_group(b, g);
+      if (diff == 0) continue;
+      bitmap[g / 8] = static_cast<uint8_t>(bitmap[g / 8] | (1u << (g % 8)));
+      uint8_t* mask = p++;
+      unsigned bits = 0;
+      for (uint64_t rest = diff; rest != 0;) {
+        const int byte = __builtin_ctzll(rest) / 8;
+        bits |= 1u << byte;
+        *p++ = static_cast<uint8_t>(diff >> (8 * byte));
+        rest &= ~(uint64_t{0xFF} << (8 * byte));
+      }
+      *mask = static_cast<uint8_t>(bits);
+    }
+    uint8_t* q = out + kTopBytes;
+    for (size_t i = 0; i < kBitmapBytes; ++i) {
+      if (bitmap[i] == 0) continue;
+      top[i / 8] = static_cast<uint8_t>(top[i / 8] | (1u << (i % 8)));
+      *q++ = bitmap[i];
+    }
+    const auto n = static_cast<size_t>(p - groups);
+    std::memcpy(q, groups, n);
+    return q + n;
+  }
+
+  // XORs the encoding at p into out; returns the end of the encoding.
+  static const uint8_t* apply(const uint8_t* p, uint8_t* out) {
+    const uint8_t* top = p;
+    p += kTopBytes;
+    uint8_t bitmap[kBitmapBytes];
+    size_t present = 0;
+    uint8_t indices[kBitmapBytes];
+    for (size_t t = 0; t < kTopBytes; ++t) {
+      unsigned bits = top[t];
+      while (bits != 0) {
+        indices[present++] = static_cast<uint8_t>(t * 8 + static_cast<size_t>(__builtin_ctz(bits)));
+        bits &= bits - 1;
+      }
+    }
+    for (size_t k = 0; k < present; ++k) bitmap[k] = *p++;
+    for (size_t k = 0; k < present; ++k) {
+      unsigned bits = bitmap[k];
+      const size_t base = static_cast<size_t>(indices[k]) * 8;
+      while (bits != 0) {
+        const size_t g = base + static_cast<size_t>(__builtin_ctz(bits));
+        bits &= bits - 1;
+        unsigned mask = *p++;
+        while (mask != 0) {
+          const size_t b = static_cast<size_t>(__builtin_ctz(mask));
+          mask &= mask - 1;
+          out[g * 8 + b] ^= *p++;
+        }
+      }
+    }
+    return p;
+  }
+
   struct Chunk {
     std::unique_ptr<uint8_t[]> data;
     size_t used = 0;
     size_t capacity = 0;
-    std::vector<uint32_t> offsets;  // start of each state in data
+    size_t count = 0;
+    std::vector<uint32_t> block_offsets;  // start of each block's first state in data
+    std::unique_ptr<uint8_t[]> last;      // the previous state, while the chunk is written
 
     void clear() {
       used = 0;
-      offsets.clear();
+      count = 0;
+      block_offsets.clear();
     }
 
-    size_t bytes() const { return capacity + offsets.capacity() * sizeof(uint32_t); }
+    size_t bytes() const {
+      return capacity + block_offsets.capacity() * sizeof(uint32_t) + (last != nullptr ? kBytes : 0);
+    }
 
     void reserve_for_one() {
       if (used + kMaxEncoded <= capacity) return;
-      const size_t grown = std::max(capacity * 2, used + kMaxEncoded + 4096);
-      std::unique_ptr<uint8_t[]> fresh(new uint8_t[grown]);
+      const size_t grown = std::max(capacity * 2, used + kMaxEncoded + 1024);
+      resize(grown);
+    }
+
+    void resize(size_t n) {
+      std::unique_ptr<uint8_t[]> fresh(new uint8_t[n]);
       if (used > 0) std::memcpy(fresh.get(), data.get(), used);
       data = std::move(fresh);
-      capacity = grown;
+      capacity = n;
     }
 
-    void append(const State& s, const uint8_t* reference) {
-      if (offsets.size() >= kChunk) throw std::logic_error("StateStore: chunk overfull");
+    void append(const State& s, const uint8_t* reference, bool delta) {
+      if (count >= kChunk) throw std::logic_error("StateStore: chunk overfull");
       reserve_for_one();
-      offsets.push_back(static_cast<uint32_t>(used));
+      if (last == nullptr) last.reset(new uint8_t[kBytes]);
       const auto* bytes = reinterpret_cast<const uint8_t*>(&s);
-      uint8_t* out = data.get() + used;
-      uint8_t* bitmap = out;
-      std::memset(bitmap, 0, kBitmapBytes);
-      uint8_t* p = out + kBitmapBytes;
-      for (size_t g = 0; g < kGroups; ++g) {
-        const uint64_t diff = load_group(bytes, g) ^ load_group(reference, g);
-        if (diff == 0) continue;
-        bitmap[g / 8] = static_cast<uint8_t>(bitmap[g / 8] | (1u << (g % 8)));
-        uint8_t* mask = p++;
-        unsigned bits = 0;
-        for (uint64_t rest = diff; rest != 0;) {
-          const int b = __builtin_ctzll(rest) / 8;
-          bits |= 1u << b;
-          *p++ = static_cast<uint8_t>(diff >> (8 * b));
-          rest &= ~(uint64_t{0xFF} << (8 * b));
-        }
-        *mask = static_cast<uint8_t>(bits);
+      if (count % kBlock == 0) {
+        if (block_offsets.capacity() == 0) block_offsets.reserve(kChunk / kBlock);
+        block_offsets.push_back(static_cast<uint32_t>(used));
       }
-      used = static_cast<size_t>(p - data.get());
+      const uint8_t* against = (count % kBlock == 0 || !delta) ? reference : last.get();
+      uint8_t* end = encode(bytes, against, data.get() + used);
+      used = static_cast<size_t>(end - data.get());
+      std::memcpy(last.get(), bytes, kBytes);
+      ++count;
     }
 
-    void get(size_t index, State& s, const uint8_t* reference) const {
-      if (index >= offsets.size()) throw std::out_of_range("StateStore: state not written");
-      auto* out = reinterpret_cast<uint8_t*>(&s);
-      std::memcpy(out, reference, kBytes);
-      const uint8_t* bitmap = data.get() + offsets[index];
-      const uint8_t* p = bitmap + kBitmapBytes;
-      for (size_t byte = 0; byte < kBitmapBytes; ++byte) {
-        unsigned bits = bitmap[byte];
-        while (bits != 0) {
-          const size_t g = byte * 8 + static_cast<size_t>(__builtin_ctz(bits));
-          bits &= bits - 1;
-          unsigned mask = *p++;
-          while (mask != 0) {
-            const size_t b = static_cast<size_t>(__builtin_ctz(mask));
-            mask &= mask - 1;
-            out[g * 8 + b] ^= *p++;
-          }
-        }
-      }
+    void seal() {
+      last.reset();
+      if (capacity - used > used / 8) resize(used);
     }
   };
 
   uint8_t reference_[kBytes];
+  bool delta_ = true;
   size_t size_ = 0;
   std::vector<Chunk> chunks_;
 };

@@ -18,6 +18,10 @@
 // Together this keeps the table between ~9.4 and ~13 bytes per fingerprint (8 / load),
 // which with the ~2-byte parent log meets the 16 bytes per state budget.
 //
+// The set is generic in the fingerprint: 64-bit (Fingerprint) or 128-bit (Fingerprint128,
+// check --fingerprint 128: 16 bytes a slot, home slot and shard from the high word,
+// ordered by (high, low)).
+//
 // 0 marks an empty slot (fingerprint.h never produces 0). The last slot of each shard
 // is kept empty as a sentinel, so scans need no bounds check; a run that would reach it
 // makes that shard's overflow tail longer.
@@ -46,31 +50,38 @@ namespace isr::checker {
 // GCC and Clang's 128-bit integer; __extension__ keeps -Wpedantic quiet about it.
 __extension__ typedef unsigned __int128 Uint128;
 
-class VisitedSet {
+inline uint64_t high_word(Fingerprint fp) { return fp; }
+inline uint64_t high_word(const Fingerprint128& fp) { return fp.hi; }
+inline uint64_t low_word(Fingerprint fp) { return fp; }
+inline uint64_t low_word(const Fingerprint128& fp) { return fp.lo; }
+
+template <class Fp>
+class BasicVisitedSet {
  public:
+  using Value = Fp;
   static constexpr int kShardBits = 8;
   static constexpr size_t kShards = size_t{1} << kShardBits;
   static constexpr double kMaxLoad = 0.85;
   static constexpr double kGrowth = 1.35;
 
-  VisitedSet() { allocate(kMinCapacity, std::vector<size_t>(kShards, TailFor(kMinCapacity))); }
+  BasicVisitedSet() { allocate(kMinCapacity, std::vector<size_t>(kShards, TailFor(kMinCapacity))); }
 
-  static size_t shard_of(Fingerprint fp) { return static_cast<size_t>(fp >> (64 - kShardBits)); }
+  static size_t shard_of(const Fp& fp) { return static_cast<size_t>(high_word(fp) >> (64 - kShardBits)); }
 
-  bool contains(Fingerprint fp) const {
-    const uint64_t* slot = home_slot(fp);
+  bool contains(const Fp& fp) const {
+    const Fp* slot = home_slot(fp);
     while (true) {
-      const uint64_t v = *slot;
+      const Fp v = *slot;
       if (v == fp) return true;
-      if (v == 0 || v > fp) return false;
+      if (v == Fp{} || v > fp) return false;
       ++slot;
     }
   }
 
   // Starts loading the cache line a lookup of fp reads first. (Inline assembly on x86-64:
   // GCC 12 drops __builtin_prefetch here as dead code.)
-  void prefetch(Fingerprint fp) const {
-    const uint64_t* slot = home_slot(fp);
+  void prefetch(const Fp& fp) const {
+    const Fp* slot = home_slot(fp);
 #if defined(__x86_64__)
     asm volatile("prefetcht0 %0" : : "m"(*slot));
 #else
@@ -79,7 +90,7 @@ class VisitedSet {
   }
 
   // One fingerprint (initial states, tests). Returns true when it was new.
-  bool insert(Fingerprint fp) {
+  bool insert(const Fp& fp) {
     if (contains(fp)) return false;
     const size_t s = shard_of(fp);
     if (static_cast<double>(shards_[s].count + 1) > kMaxLoad * static_cast<double>(capacity_)) {
@@ -116,28 +127,28 @@ class VisitedSet {
 
   // One thread per shard: inserts a batch of fingerprints, sorted increasing and not yet
   // in the set. Returns false when the shard's tail overflowed (end_batch repairs it).
-  bool insert_batch(size_t shard, const Fingerprint* fps, size_t n) {
+  bool insert_batch(size_t shard, const Fp* fps, size_t n) {
     Shard& sh = shards_[shard];
     if (moving_) {
       const Shard& old = old_shards_[shard];
       sh.ok = merge_into(sh, old_slots_.data() + old.offset, old.capacity + old.tail, fps, n);
       return sh.ok;
     }
-    uint64_t* s = slots_.data() + sh.offset;
+    Fp* s = slots_.data() + sh.offset;
     const size_t physical = capacity_ + sh.tail;
     sh.ok = true;
     for (size_t i = 0; i < n; ++i) {
-      const Fingerprint fp = fps[i];
+      const Fp fp = fps[i];
       size_t pos = home(fp);
-      while (s[pos] != 0 && s[pos] < fp) ++pos;
+      while (s[pos] != Fp{} && s[pos] < fp) ++pos;
       if (s[pos] == fp) continue;
       size_t empty = pos;
-      while (s[empty] != 0) ++empty;
+      while (s[empty] != Fp{}) ++empty;
       if (empty + 1 >= physical) {
         sh.ok = false;
         return false;
       }
-      std::memmove(s + pos + 1, s + pos, (empty - pos) * sizeof(uint64_t));
+      std::memmove(s + pos + 1, s + pos, (empty - pos) * sizeof(Fp));
       s[pos] = fp;
       ++sh.count;
     }
@@ -145,7 +156,7 @@ class VisitedSet {
   }
 
   // Coordinator, after a batch: `batches[s]` is what shard s was given.
-  void end_batch(const std::vector<std::vector<Fingerprint>>& batches) {
+  void end_batch(const std::vector<std::vector<Fp>>& batches) {
     bool overflow = false;
     for (const Shard& sh : shards_) overflow = overflow || !sh.ok;
     if (overflow) {
@@ -161,7 +172,7 @@ class VisitedSet {
       }
     }
     moving_ = false;
-    old_slots_ = LargeArray<uint64_t>();
+    old_slots_ = LargeArray<Fp>();
     old_shards_.clear();
   }
 
@@ -187,18 +198,18 @@ class VisitedSet {
     bool ok = true;
   };
 
-  size_t home(Fingerprint fp) const {
-    return static_cast<size_t>((static_cast<Uint128>(fp << kShardBits) * capacity_) >> 64);
+  size_t home(const Fp& fp) const {
+    return static_cast<size_t>((static_cast<Uint128>(high_word(fp) << kShardBits) * capacity_) >> 64);
   }
-  const uint64_t* home_slot(Fingerprint fp) const { return slots_.data() + shards_[shard_of(fp)].offset + home(fp); }
+  const Fp* home_slot(const Fp& fp) const { return slots_.data() + shards_[shard_of(fp)].offset + home(fp); }
 
   void allocate(size_t capacity, const std::vector<size_t>& tails) {
     // Memory comes in huge pages once large: spend the last page's slack on capacity.
     size_t tail_total = 0;
     for (size_t t : tails) tail_total += t;
     const size_t slots = capacity * kShards + tail_total;
-    const size_t page_slots = LargeArray<uint64_t>::kHugePage / sizeof(uint64_t);
-    if (slots * sizeof(uint64_t) >= LargeArray<uint64_t>::kHugeThreshold) {
+    const size_t page_slots = LargeArray<Fp>::kHugePage / sizeof(Fp);
+    if (slots * sizeof(Fp) >= LargeArray<Fp>::kHugeThreshold) {
       const size_t rounded = (slots + page_slots - 1) / page_slots * page_slots;
       capacity = (rounded - tail_total) / kShards;
     }
@@ -213,25 +224,25 @@ class VisitedSet {
       total += capacity + tails[s];
     }
     capacity_ = capacity;
-    slots_ = LargeArray<uint64_t>(total);
+    slots_ = LargeArray<Fp>(total);
   }
 
   void relayout_in_place(size_t capacity, const std::vector<size_t>& tails,
-                         const std::vector<std::vector<Fingerprint>>* batches = nullptr) {
-    const LargeArray<uint64_t> current = std::move(slots_);
+                         const std::vector<std::vector<Fp>>* batches = nullptr) {
+    const LargeArray<Fp> current = std::move(slots_);
     const std::vector<Shard> current_shards = shards_;
     relayout(capacity, tails, current, current_shards, batches);
   }
 
   // Sequential re-layout of every shard of `from` merged with its batch, retrying with
   // longer tails until every shard fits.
-  void relayout(size_t capacity, std::vector<size_t> tails, const LargeArray<uint64_t>& from,
-                const std::vector<Shard>& from_shards, const std::vector<std::vector<Fingerprint>>* batches) {
+  void relayout(size_t capacity, std::vector<size_t> tails, const LargeArray<Fp>& from,
+                const std::vector<Shard>& from_shards, const std::vector<std::vector<Fp>>* batches) {
     while (true) {
       allocate(capacity, tails);
       bool all_fit = true;
       for (size_t s = 0; s < kShards; ++s) {
-        const Fingerprint* fps = batches != nullptr ? (*batches)[s].data() : nullptr;
+        const Fp* fps = batches != nullptr ? (*batches)[s].data() : nullptr;
         const size_t n = batches != nullptr ? (*batches)[s].size() : 0;
         if (!merge_into(shards_[s], from.data() + from_shards[s].offset,
                         from_shards[s].capacity + from_shards[s].tail, fps, n)) {
@@ -246,17 +257,17 @@ class VisitedSet {
   // Lays out the sorted contents of an old shard region merged with a sorted batch into
   // the (empty) region of `sh`: each value goes to max(home, previous + 1). Returns false
   // when the region's tail is too short.
-  bool merge_into(Shard& sh, const uint64_t* from, size_t from_size, const Fingerprint* fps, size_t n) {
-    uint64_t* to = slots_.data() + sh.offset;
+  bool merge_into(Shard& sh, const Fp* from, size_t from_size, const Fp* fps, size_t n) {
+    Fp* to = slots_.data() + sh.offset;
     const size_t physical = capacity_ + sh.tail;
     size_t next_free = 0;
     size_t count = 0;
-    uint64_t last = 0;
+    Fp last{};
     size_t i = 0;
     size_t j = 0;
     while (true) {
-      while (i < from_size && from[i] == 0) ++i;
-      uint64_t v;
+      while (i < from_size && from[i] == Fp{}) ++i;
+      Fp v;
       if (i < from_size && (j == n || from[i] <= fps[j])) {
         v = from[i++];
       } else if (j < n) {
@@ -268,7 +279,7 @@ class VisitedSet {
       last = v;
       const size_t pos = std::max(home(v), next_free);
       if (pos + 1 >= physical) {
-        std::memset(to, 0, physical * sizeof(uint64_t));
+        std::memset(static_cast<void*>(to), 0, physical * sizeof(Fp));
         sh.count = 0;
         return false;
       }
@@ -281,12 +292,15 @@ class VisitedSet {
   }
 
   size_t capacity_ = 0;  // home slots per shard
-  LargeArray<uint64_t> slots_;
+  LargeArray<Fp> slots_;
   std::vector<Shard> shards_;
   // While a batch grows the set: the previous layout, read by insert_batch.
   bool moving_ = false;
-  LargeArray<uint64_t> old_slots_;
+  LargeArray<Fp> old_slots_;
   std::vector<Shard> old_shards_;
 };
+
+using VisitedSet = BasicVisitedSet<Fingerprint>;
+using VisitedSet128 = BasicVisitedSet<Fingerprint128>;
 
 }  // namespace isr::checker

@@ -219,9 +219,12 @@ std::string figures_explained() {
          "                      of the start was checked; a counterexample's length when violated\n"
          "  peak memory         the search's own structures at their largest (visited set of\n"
          "                      fingerprints, parent log, frontiers), not the whole process\n"
+         "  memory per structure bytes per fingerprint / state of each; the frontier holds the\n"
+         "                      states of the level being expanded and of the next, compressed\n"
          "  fingerprint collision probability\n"
-         "                      states are stored as 64-bit hashes; this bounds the chance that\n"
-         "                      two different states shared one, so that one was never explored\n"
+         "                      states are stored as 128-bit hashes (64-bit with --fingerprint 64);\n"
+         "                      this bounds the chance that two different states shared one, so\n"
+         "                      that one was never explored\n"
          "  bounds reached      bounds (faults, records, epochs) some state used to the full: a\n"
          "                      verdict holds for these bounds; raising one may find more\n";
 }

@@ -11,6 +11,7 @@
 // (checker/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints
 // and writes everything, every rank exits with the same status.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -48,6 +49,9 @@ struct CheckOptions {
   std::string symmetry = "on";
   uint64_t max_states = 0;
   std::string max_memory;
+  std::string time_limit;
+  std::string fingerprint;  // empty: 128 (64 with --distributed, which stores 64-bit fingerprints)
+  std::string frontier = "delta";
   std::string json_file;
   std::string trace_file;
   bool quiet = false;
@@ -63,10 +67,41 @@ std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) 
       return "the --max-memory limit (" + o.max_memory + ") was reached";
     case checker::StopReason::Interrupted:
       return "it was interrupted";
+    case checker::StopReason::TimeLimit:
+      return "the --time-limit (" + o.time_limit + ") was reached";
     case checker::StopReason::None:
       break;
   }
   return "?";
+}
+
+double per(uint64_t bytes, uint64_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+}
+
+// What each structure of the search costs, in total and per state (docs/checker.md, "Reach").
+template <class R>
+nlohmann::json memory_json(const R& r) {
+  return {{"visited_set_bytes", r.visited_set_bytes},
+          {"visited_set_bytes_per_fingerprint", per(r.visited_set_bytes, r.visited_set_fingerprints)},
+          {"parent_log_bytes", r.parent_log_bytes},
+          {"parent_log_bytes_per_state", per(r.parent_log_bytes, r.distinct_states)},
+          {"frontier_peak_bytes", r.frontier_peak_bytes},
+          {"frontier_bytes_per_state", r.frontier_bytes_per_state},
+          {"state_bytes", r.state_bytes},
+          {"candidate_bytes", r.candidate_bytes},
+          {"candidate_record_bytes", r.candidate_record_bytes}};
+}
+
+template <class R>
+std::string memory_summary(const R& r) {
+  std::ostringstream s;
+  s << "memory per structure: visited set " << fixed(per(r.visited_set_bytes, r.visited_set_fingerprints), 1)
+    << " B/fingerprint; parent log " << fixed(per(r.parent_log_bytes, r.distinct_states), 1)
+    << " B/state\n  frontier " << fixed(r.frontier_bytes_per_state, 1) << " B/state (of " << r.state_bytes
+    << "), peak " << bytes_text(r.frontier_peak_bytes) << "; candidates " << r.candidate_record_bytes
+    << " B each, peak " << bytes_text(r.candidate_bytes) << "\n";
+  return s.str();
 }
 
 // The per-rank figures of a distributed search, for the summary and --json.
@@ -110,6 +145,17 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     throw UsageError("--threads", "is not used with --distributed: each rank runs one thread; start one rank "
                                   "per core (mpirun -np N)");
   }
+  // What the distributed engine (checker/distributed_bfs.h) does not do yet is refused,
+  // not silently ignored.
+  if (o.distributed && o.fingerprint == "128") {
+    throw UsageError("--fingerprint", "128 is not supported with --distributed yet (allowed there: 64, the default)");
+  }
+  if (o.distributed && !o.time_limit.empty()) {
+    throw UsageError("--time-limit", "is not supported with --distributed yet (use --max-states)");
+  }
+  if (o.distributed && o.frontier != "delta") {
+    throw UsageError("--frontier", "reference is not supported with --distributed (its frontier has one encoding)");
+  }
   std::optional<distributed::MpiSession> session;
   if (o.distributed) session.emplace();
   const bool speaker = !session || session->rank() == 0;
@@ -125,6 +171,9 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   bfs.symmetry = o.symmetry == "on";
   bfs.max_states = o.max_states;
   if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory, "--max-memory");
+  if (!o.time_limit.empty()) bfs.time_limit = parse_duration(o.time_limit, "--time-limit");
+  bfs.fingerprint_bits = o.fingerprint == "64" || (o.fingerprint.empty() && o.distributed) ? 64 : 128;
+  bfs.frontier_delta = o.frontier == "delta";
   bfs.interrupt = &interrupted();
   if (!o.quiet) {
     bfs.progress = [](const checker::BfsProgress& p) {
@@ -182,13 +231,19 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                    {"visited_set_bytes", r.visited_set_bytes},
                    {"parent_log_bytes", r.parent_log_bytes},
                    {"bytes_per_state", r.bytes_per_state},
+                   {"memory", memory_json(r)},
+                   {"fingerprint_bits", r.fingerprint_bits},
                    {"collision_probability", r.collision_probability},
+                   {"collision_probability_64", r.collision_probability_64},
                    {"bounds_reached", r.bounds_reached},
                    {"options", {{"threads", bfs.threads},
                                 {"ranks", d ? d->ranks : 1},
                                 {"symmetry", bfs.symmetry},
                                 {"max_states", bfs.max_states},
-                                {"max_memory_bytes", bfs.max_memory_bytes}}},
+                                {"max_memory_bytes", bfs.max_memory_bytes},
+                                {"time_limit_seconds", std::chrono::duration<double>(bfs.time_limit).count()},
+                                {"fingerprint", bfs.fingerprint_bits},
+                                {"frontier", o.frontier}}},
                    {"config", model.config_json()}};
 
     int exit_status = 0;
@@ -239,8 +294,12 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     out << "peak memory: " << bytes_text(r.peak_memory_bytes) << " (visited set "
               << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
               << " bytes/state with the parent log)\n";
+    if (!d) out << memory_summary(r);
     std::ostringstream collision;
-    collision << std::setprecision(2) << r.collision_probability;
+    collision << std::setprecision(2) << r.collision_probability << " (" << r.fingerprint_bits
+              << "-bit fingerprints";
+    if (r.fingerprint_bits != 64) collision << "; with 64-bit: <= " << r.collision_probability_64;
+    collision << ")";
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
@@ -297,6 +356,16 @@ void add_check_command(CLI::App& app) {
                       "Stop after this many distinct states (default 0: no limit; exit 3)");
   command->add_option("--max-memory", o->max_memory,
                       "Stop when the search's structures exceed this size: 512M, 4G (exit 3)");
+  command->add_option("--time-limit", o->time_limit,
+                      "Stop after this long: 90s, 3m, 1h (exit 3, what was verified so far is printed)");
+  command->add_option("--fingerprint", o->fingerprint,
+                      "Fingerprint width in bits: 128 (default) or 64 (half the visited set's memory, "
+                      "a collision estimate 2^64 times higher; the only width of --distributed)")
+      ->check(CLI::IsMember({"64", "128"}));
+  command->add_option("--frontier", o->frontier,
+                      "Frontier encoding: delta (default: each state against the previous one) or "
+                      "reference (against the initial state only; more memory, for comparison)")
+      ->check(CLI::IsMember({"delta", "reference"}));
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the counterexample trace (trace format v1)");
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");

@@ -266,6 +266,44 @@ TEST(VisitedSet, SurvivesRunsPastTheEndOfAShard) {
   EXPECT_FALSE(in_place.contains(crowded.back()));
 }
 
+// 128-bit fingerprints: values that share their high word (shard and home slot) but not
+// their low word are different fingerprints.
+TEST(VisitedSet, Wide128BitFingerprintsAgreeWithStdSet) {
+  std::mt19937_64 rng(11);
+  VisitedSet128 set;
+  std::set<Fingerprint128> reference;
+  std::vector<Fingerprint128> batch;
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::vector<Fingerprint128>> batches(VisitedSet128::kShards);
+    for (int i = 0; i < 3000; ++i) {
+      const uint64_t hi = rng() % 4 == 0 ? (rng() % 64) << 56 : rng();  // many share a high word
+      const Fingerprint128 fp{hi, rng() % 3 == 0 ? rng() % 4 + 1 : rng()};
+      if (reference.count(fp) != 0) continue;
+      auto& b = batches[VisitedSet128::shard_of(fp)];
+      if (std::find(b.begin(), b.end(), fp) == b.end()) b.push_back(fp);
+    }
+    std::vector<size_t> incoming(VisitedSet128::kShards);
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) {
+      std::sort(batches[sh].begin(), batches[sh].end());
+      incoming[sh] = batches[sh].size();
+      for (const auto& fp : batches[sh]) reference.insert(fp);
+    }
+    set.begin_batch(incoming);
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) set.insert_batch(sh, batches[sh].data(), batches[sh].size());
+    set.end_batch(batches);
+    ASSERT_EQ(set.size(), reference.size());
+  }
+  for (const auto& fp : reference) ASSERT_TRUE(set.contains(fp));
+  for (int i = 0; i < 20000; ++i) {
+    const auto it = reference.begin();
+    const Fingerprint128 probe{i % 2 == 0 ? it->hi : rng(), rng()};
+    EXPECT_EQ(set.contains(probe), reference.count(probe) != 0);
+  }
+  EXPECT_FALSE(set.insert(*reference.begin()));
+  EXPECT_TRUE(set.insert(Fingerprint128{reference.begin()->hi, reference.begin()->lo + 1}) ||
+              reference.count(Fingerprint128{reference.begin()->hi, reference.begin()->lo + 1}) != 0);
+}
+
 TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
   VisitedSet set;
   std::mt19937_64 rng(1);
@@ -315,6 +353,62 @@ TEST(StateStore, RoundTripsSparseAndDenseStates) {
   EXPECT_EQ(store.size(), 1u);
 }
 
+// Fills a store chunk by chunk, sealing each, as the engine does.
+template <class S>
+void fill(StateStore<S>& store, const std::vector<S>& states) {
+  store.reset(states.size());
+  for (size_t c = 0; c < store.chunks(); ++c) {
+    for (size_t i = c * StateStore<S>::kChunk; i < std::min(states.size(), (c + 1) * StateStore<S>::kChunk); ++i) {
+      store.append(c, states[i]);
+    }
+    store.seal(c);
+  }
+}
+
+struct Wide {
+  uint8_t bytes[600];  // the size of a Kafka state
+};
+
+// Consecutive states that differ from each other in a byte or two but from the reference
+// in many, as siblings in a BFS level do: the delta against the previous state stores
+// them in a fraction of what the reference alone needs, and both decode exactly, in
+// order, at random and backwards, through get and through a Reader.
+TEST(StateStore, DeltaAgainstThePreviousStateIsSmallAndExact) {
+  std::mt19937_64 rng(9);
+  Wide reference{};
+  std::vector<Wide> states;
+  Wide s = reference;
+  for (auto& b : s.bytes) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);  // ~150 bytes off
+  for (int i = 0; i < 5000; ++i) {
+    s.bytes[rng() % 600] = static_cast<uint8_t>(rng());
+    if (i % 500 == 0) s.bytes[599] ^= 1;  // the last group
+    states.push_back(s);
+  }
+  StateStore<Wide> delta(reference, true);
+  StateStore<Wide> plain(reference, false);
+  fill(delta, states);
+  fill(plain, states);
+  const double delta_per_state = static_cast<double>(delta.encoded_bytes()) / static_cast<double>(states.size());
+  const double plain_per_state = static_cast<double>(plain.encoded_bytes()) / static_cast<double>(states.size());
+  EXPECT_LT(delta_per_state, 20.0);
+  EXPECT_GT(plain_per_state, 150.0);
+  for (const StateStore<Wide>* store : {&delta, &plain}) {
+    StateStore<Wide>::Reader reader(*store);
+    for (size_t i = 0; i < states.size(); ++i) {
+      ASSERT_EQ(std::memcmp(&reader.get(i), &states[i], sizeof(Wide)), 0) << i;
+    }
+    StateStore<Wide>::Reader jumping(*store);
+    for (int k = 0; k < 2000; ++k) {
+      const size_t i = k % 7 == 0 ? states.size() - 1 - static_cast<size_t>(k) : rng() % states.size();
+      ASSERT_EQ(std::memcmp(&jumping.get(i), &states[i], sizeof(Wide)), 0) << i;
+      Wide out;
+      store->get(i, out);
+      ASSERT_EQ(std::memcmp(&out, &states[i], sizeof(Wide)), 0) << i;
+    }
+    EXPECT_THROW(jumping.get(states.size()), std::out_of_range);
+  }
+}
+
 TEST(ParentLog, RoundTripsEntries) {
   ParentLog log;
   std::vector<std::vector<ParentLog::Entry>> levels(3);
@@ -337,6 +431,28 @@ TEST(ParentLog, RoundTripsEntries) {
     }
   }
   EXPECT_THROW(log.append(0, 0), std::logic_error);  // parents must not go backwards
+}
+
+// The survivors' radix sort agrees with std::sort, for keys with any parent spread and
+// action widths (including parents past 2^32 and the widest action indices).
+TEST(Bfs, SortKeysAgreesWithStdSort) {
+  std::mt19937_64 rng(13);
+  std::vector<uint64_t> tmp;
+  for (const uint64_t parent_spread : {uint64_t{1}, uint64_t{1000}, uint64_t{1} << 18, uint64_t{1} << 33}) {
+    for (const uint64_t action_limit : {uint64_t{1}, uint64_t{7}, uint64_t{300}, bfs_detail::kActionMask + 1}) {
+      for (const size_t n : {size_t{0}, size_t{5}, size_t{255}, size_t{256}, size_t{5000}}) {
+        std::vector<uint64_t> keys;
+        const uint64_t base = rng() % 100000;
+        for (size_t i = 0; i < n; ++i) {
+          keys.push_back(bfs_detail::make_key(base + rng() % parent_spread, rng() % action_limit));
+        }
+        std::vector<uint64_t> expected = keys;
+        std::sort(expected.begin(), expected.end());
+        bfs_detail::sort_keys(keys, tmp);
+        ASSERT_EQ(keys, expected) << parent_spread << " " << action_limit << " " << n;
+      }
+    }
+  }
 }
 
 // --- exact counts ------------------------------------------------------------------
@@ -392,9 +508,10 @@ TEST(Bfs, MatchesReferenceOnEveryToyModel) {
 // --- determinism across thread counts ----------------------------------------------
 
 template <class M>
-void expect_same_for_all_thread_counts(const M& model, bool symmetry) {
+void expect_same_for_all_thread_counts(const M& model, bool symmetry, int fingerprint_bits = 64) {
   BfsOptions options;
   options.symmetry = symmetry;
+  options.fingerprint_bits = fingerprint_bits;
   options.threads = 1;
   const BfsResult<M> one = bfs(model, options);
   for (int threads : {2, 3, 4}) {
@@ -433,6 +550,69 @@ TEST(Bfs, WavesDoNotChangeTheResult) {
   options.wave_states = 5;
   const auto waved = bfs(CounterModel(6, 5), options);
   EXPECT_EQ(waved.distinct_states, binomial(11, 6));
+}
+
+// --fingerprint 128: the same counts, levels and counterexamples as 64 bits on models far
+// too small for a 64-bit collision, the same for every thread count, and a collision
+// estimate 2^64 times smaller.
+TEST(Bfs, Fingerprints128GiveTheSameResultsAs64) {
+  const MutexModel mutex(6, false, 4);
+  const CounterModel counters(6, 5, 17);
+  BfsOptions narrow = with(2);
+  narrow.fingerprint_bits = 64;
+  BfsOptions wide = with(2);
+  EXPECT_EQ(wide.fingerprint_bits, 128);  // the default
+  const auto a = bfs(mutex, narrow);
+  const auto b = bfs(mutex, wide);
+  EXPECT_EQ(a.fingerprint_bits, 64);
+  EXPECT_EQ(b.fingerprint_bits, 128);
+  EXPECT_EQ(b.distinct_states, a.distinct_states);
+  EXPECT_EQ(b.states_generated, a.states_generated);
+  EXPECT_EQ(b.level_sizes, a.level_sizes);
+  EXPECT_EQ(b.verdict, a.verdict);
+  EXPECT_EQ(b.counterexample.action_indices, a.counterexample.action_indices);
+  EXPECT_GT(b.collision_probability, 0.0);
+  EXPECT_NEAR(b.collision_probability * 18446744073709551616.0 / a.collision_probability, 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(b.collision_probability_64, a.collision_probability);
+  EXPECT_EQ(b.candidate_record_bytes, 24u);
+  EXPECT_EQ(a.candidate_record_bytes, 16u);
+  EXPECT_GT(b.visited_set_bytes, a.visited_set_bytes);
+  wide.symmetry = true;
+  narrow.symmetry = true;
+  EXPECT_EQ(bfs(counters, wide).distinct_states, bfs(counters, narrow).distinct_states);
+  expect_same_for_all_thread_counts(CounterModel(6, 5, 17), true, 128);
+  expect_same_for_all_thread_counts(MutexModel(6, false, 4), false, 128);
+  expect_same_for_all_thread_counts(MutexModel(7, true, 5), true, 128);
+  BfsOptions bad = with(1);
+  bad.fingerprint_bits = 96;
+  EXPECT_THROW(bfs(mutex, bad), std::invalid_argument);
+}
+
+// The frontier's encoding changes memory only: the reference-only encoding gives the
+// same search, and the delta stores fewer bytes per state.
+TEST(Bfs, FrontierEncodingDoesNotChangeTheResult) {
+  const MutexModel model(7, true, 5);
+  BfsOptions options = with(3, true);
+  const auto delta = bfs(model, options);
+  options.frontier_delta = false;
+  const auto plain = bfs(model, options);
+  EXPECT_EQ(plain.distinct_states, delta.distinct_states);
+  EXPECT_EQ(plain.level_sizes, delta.level_sizes);
+  EXPECT_EQ(plain.counterexample.action_indices, delta.counterexample.action_indices);
+  EXPECT_GT(delta.frontier_bytes_per_state, 0.0);
+  EXPECT_LE(delta.frontier_bytes_per_state, plain.frontier_bytes_per_state);
+}
+
+TEST(Bfs, TimeLimitGivesIncomplete) {
+  const CounterModel model(8, 7);  // 16.8M states: far more than 50 ms
+  BfsOptions options = with(2);
+  options.time_limit = std::chrono::milliseconds(50);
+  const auto r = bfs(model, options);
+  EXPECT_EQ(r.verdict, Verdict::Incomplete);
+  EXPECT_EQ(r.stop_reason, StopReason::TimeLimit);
+  EXPECT_EQ(stop_reason_name(r.stop_reason), "time-limit");
+  EXPECT_LT(r.distinct_states, power(8, 8));
+  EXPECT_LT(r.seconds, 20.0);
 }
 
 TEST(Bfs, SameResultWithOneToFourThreads) {

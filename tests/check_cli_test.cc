@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -58,7 +59,7 @@ TEST(CheckCli, SummaryStartsWithTheConfigurationInKafkaTerms) {
                            "  no-acked-loss  an acknowledged write (any acks) stays in the log of every later leader\n",
                            "  strong-isr     everything below the leader's high watermark is on every ISR member\n",
                            "what the figures mean", "fingerprint collision probability\n",
-                           "states are stored as 64-bit hashes"}) {
+                           "states are stored as 128-bit hashes (64-bit with --fingerprint 64)", "memory per structure"}) {
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
   }
   // The configuration comes before the verdict.
@@ -160,6 +161,63 @@ TEST(CheckCli, LimitsGiveIncompleteWithWhatWasVerified) {
   EXPECT_TRUE(contains(r.out, "--max-memory limit (1M)")) << r.out;
 }
 
+// Issue 14: the per-structure memory figures, --fingerprint 64|128 with the same counts,
+// --frontier, and --time-limit.
+TEST(CheckCli, FingerprintWidthsGiveTheSameCountsAndSayTheirEstimates) {
+  std::map<std::string, nlohmann::json> reports;
+  for (const std::string width : {"64", "128"}) {
+    const std::string json_file = temp_path(".json");
+    const Result r = run("check " + kNoFaults + " --quiet --fingerprint " + width + " --json '" + json_file + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "(" + width + "-bit fingerprints")) << r.out;
+    EXPECT_TRUE(contains(r.out, "memory per structure: visited set ")) << r.out;
+    reports[width] = nlohmann::json::parse(slurp(json_file));
+    std::remove(json_file.c_str());
+  }
+  const auto& narrow = reports["64"];
+  const auto& wide = reports["128"];
+  EXPECT_EQ(wide.at("distinct_states"), narrow.at("distinct_states"));
+  EXPECT_EQ(wide.at("states_generated"), narrow.at("states_generated"));
+  EXPECT_EQ(wide.at("level_sizes"), narrow.at("level_sizes"));
+  EXPECT_EQ(wide.at("fingerprint_bits"), 128);
+  EXPECT_EQ(narrow.at("fingerprint_bits"), 64);
+  EXPECT_LT(wide.at("collision_probability").get<double>(), 1e-20);
+  EXPECT_DOUBLE_EQ(wide.at("collision_probability_64").get<double>(), narrow.at("collision_probability").get<double>());
+  const auto& memory = wide.at("memory");
+  for (const char* key : {"visited_set_bytes_per_fingerprint", "parent_log_bytes_per_state", "frontier_bytes_per_state",
+                          "frontier_peak_bytes", "candidate_bytes", "candidate_record_bytes", "state_bytes"}) {
+    EXPECT_GT(memory.at(key).get<double>(), 0.0) << key;
+  }
+  EXPECT_GT(memory.at("visited_set_bytes_per_fingerprint").get<double>(),
+            narrow.at("memory").at("visited_set_bytes_per_fingerprint").get<double>());
+}
+
+// The target of issue 14 point 1: at most 32 bytes per queued state on the default model
+// (the first 400k states: levels whose states are ~60 bytes against the initial state).
+TEST(CheckCli, FrontierTakesAtMost32BytesPerStateOnTheDefaultModel) {
+  std::map<std::string, double> per_state;
+  for (const std::string encoding : {"delta", "reference"}) {
+    const std::string json_file = temp_path(".json");
+    const Result r = run("check --quiet --max-states 400000 --frontier " + encoding + " --json '" + json_file + "'");
+    ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+    const nlohmann::json report = nlohmann::json::parse(slurp(json_file));
+    per_state[encoding] = report.at("memory").at("frontier_bytes_per_state").get<double>();
+    EXPECT_EQ(report.at("options").at("frontier"), encoding);
+    std::remove(json_file.c_str());
+  }
+  EXPECT_LE(per_state["delta"], 32.0);
+  EXPECT_GT(per_state["reference"], per_state["delta"]);
+}
+
+TEST(CheckCli, TimeLimitGivesIncomplete) {
+  const std::string json_file = temp_path(".json");
+  const Result r = run("check --quiet --threads 1 --time-limit 300ms --json '" + json_file + "'");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "incomplete because the --time-limit (300ms) was reached")) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json_file)).at("stop_reason"), "time-limit");
+  std::remove(json_file.c_str());
+}
+
 TEST(CheckCli, CtrlCStopsWithIncomplete) {
   // The default model takes far longer than a second with one thread.
   const std::string out = temp_path(".out");
@@ -179,6 +237,15 @@ TEST(CheckCli, BadInputExitsTwoNamingTheOption) {
   r = run("check --symmetry maybe");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "--symmetry")) << r.err;
+  r = run("check --fingerprint 96");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--fingerprint") && contains(r.err, "64") && contains(r.err, "128")) << r.err;
+  r = run("check --frontier zstd");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--frontier") && contains(r.err, "delta")) << r.err;
+  r = run("check --time-limit soon");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--time-limit")) << r.err;
   r = run("check --threads -1");
   EXPECT_EQ(r.exit_code, 2);
   r = run("check --set faults.max_crashes=banana");

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The reach table of issue 14: for each configuration of its table, what `isrcheck check`
+# (or `prove`) reaches, with each memory technique on ("after") and off ("before"), in
+# one run so that the rows compare as ratios on a shared machine.
+#
+#   bench/reach_table.sh [--time-limit 180s] [--threads 2] [--binary build/isrcheck]
+#                        [--no-big] [--no-toy]
+#
+# Big rows do not finish in minutes: each run stops at --time-limit (check's own
+# --time-limit; prove under `timeout -s INT`) and the table says how far it got (depth,
+# distinct states) and what it cost. Columns:
+#   distinct/depth   states checked and the last level completed
+#   wall, cpu        seconds (cpu: user + system of the process, all threads)
+#   engine peak      the search's structures at their largest (BfsResult::peak_memory_bytes)
+#   rss              the process's maximum resident set (/usr/bin/time)
+#   B/state          engine peak / distinct states
+#   frontier B/st    encoded bytes per frontier state (checker/state_store.h)
+#   visited B/fp     visited-set bytes per fingerprint
+#   collision        the estimate for the width used (64 or 128 bits)
+# Variants: after = defaults (frontier delta, 128-bit fingerprints); fp64 = --fingerprint
+# 64; before = --frontier reference --fingerprint 64 (the engine's memory before issue 14).
+# The toy rows come from bench/bfs_bench --toy-only (64/128 bits, bucket sort/std::sort).
+# Not run in CI: it takes (rows x variants x time limit).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+time_limit=180s
+threads=2
+binary="$root/build/isrcheck"
+big=1
+toy=1
+while (($#)); do
+  case "$1" in
+    --time-limit) time_limit="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --binary) binary="$2"; shift 2 ;;
+    --no-big) big=0; shift ;;
+    --no-toy) toy=0; shift ;;
+    *) echo "reach_table: unknown option $1 (allowed: --time-limit DURATION, --threads N, --binary PATH, --no-big, --no-toy)" >&2
+       exit 2 ;;
+  esac
+done
+[[ -x "$binary" ]] || { echo "reach_table: $binary is not built (scripts/build.sh --target isrcheck)" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "reach_table: needs /usr/bin/time (GNU time) for CPU time and RSS" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "# reach table: $(date -u +%FT%TZ), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg), --threads $threads, --time-limit $time_limit"
+echo "# $("$binary" --version)"
+printf '| %-44s | %-6s | %-10s | %10s | %5s | %7s | %7s | %11s | %9s | %7s | %13s | %12s | %9s |\n' \
+  row variant verdict distinct depth "wall s" "cpu s" "engine peak" "rss" "B/state" "frontier B/st" "visited B/fp" collision
+printf '|%s|\n' "----------------------------------------------|--------|------------|------------|-------|---------|---------|-------------|-----------|---------|---------------|--------------|-----------"
+
+# run_check ROW VARIANT ARGS...: one `check` run, one table line.
+run_check() {
+  local row="$1" variant="$2"
+  shift 2
+  local json="$work/r.json" timing="$work/time.txt"
+  /usr/bin/time -f '%e %U %S %M' -o "$timing" "$binary" check --quiet --threads "$threads" \
+    --time-limit "$time_limit" --json "$json" "$@" >/dev/null 2>&1 || true
+  python3 - "$row" "$variant" "$json" "$timing" <<'EOF'
+import json, sys
+row, variant, path, timing = sys.argv[1:5]
+wall, user, system, rss_kb = open(timing).read().split()[-4:]
+try:
+    r = json.load(open(path))
+except (OSError, ValueError):
+    print(f"| {row:44} | {variant:6} | error      |")
+    sys.exit(0)
+m = r["memory"]
+verdict = r["verdict"] + ("" if r["verdict"] != "incomplete" else " (" + r.get("stop_reason", "?") + ")")
+mib = lambda b: f"{b / 2**20:.0f} MiB" if b < 2**30 else f"{b / 2**30:.2f} GiB"
+per = r["peak_memory_bytes"] / max(1, r["distinct_states"])
+print(f"| {row:44} | {variant:6} | {verdict:10} | {r['distinct_states']:10} | {r['depth']:5} | {float(wall):7.1f} | "
+      f"{float(user) + float(system):7.1f} | {mib(r['peak_memory_bytes']):>11} | {mib(int(rss_kb) * 1024):>9} | "
+      f"{per:7.1f} | {m['frontier_bytes_per_state']:13.1f} | {m['visited_set_bytes_per_fingerprint']:12.1f} | "
+      f"{r['collision_probability']:9.2g} |")
+EOF
+}
+
+# rows: the configurations of issue 14's table (the big ones without the fp64 variant,
+# which the default row measures, to keep the run within rows x 2 x the time limit)
+check_rows() {
+  local name="$1"
+  shift
+  run_check "$name" after "$@"
+  [[ "$name" == "default model" ]] && run_check "$name" fp64 --fingerprint 64 "$@"
+  run_check "$name" before --frontier reference --fingerprint 64 "$@"
+}
+
+check_rows "default model"
+if ((big)); then
+  check_rows "default, bounds.max_records=2" --set bounds.max_records=2
+  check_rows "cluster, RF 3, min ISR 2" --model cluster --set replication_factor=3 --set min_insync_replicas=2
+  check_rows "cluster, RF 3, min ISR 2, kraft.max_records=2" --model cluster --set replication_factor=3 \
+    --set min_insync_replicas=2 --set kraft.max_records=2
+  # prove: its searches use the engine's defaults (128-bit, delta); no JSON memory figures.
+  timing="$work/time.txt"
+  /usr/bin/time -f '%e %U %S %M' -o "$timing" timeout -s INT "$time_limit" "$binary" prove --threads "$threads" \
+    --json "$work/p.json" "$root/bench/reach/elr-power-and-disk-loss.json" >/dev/null 2>&1 || true
+  python3 - "$work/p.json" "$timing" <<'EOF'
+import json, sys
+path, timing = sys.argv[1:3]
+wall, user, system, rss_kb = open(timing).read().split()[-4:]
+try:
+    c = json.load(open(path))["claims"][0]["checks"][0]
+    found, states = c["found"], c["states"]
+except (OSError, ValueError, KeyError, IndexError):
+    found, states = "error", 0
+print(f"| {'prove: ELR, power loss + disk loss after ack':44} | after  | {found:10} | {states:10} | {'-':>5} | "
+      f"{float(wall):7.1f} | {float(user) + float(system):7.1f} | {'-':>11} | {int(rss_kb) / 1024:6.0f} MiB | "
+      f"{int(rss_kb) * 1024 / max(1, states):7.1f} | {'-':>13} | {'-':>12} | {'-':>9} |")
+EOF
+fi
+
+if ((toy)); then
+  bench="$(dirname "$binary")/bfs_bench"
+  if [[ -x "$bench" ]]; then
+    echo
+    echo "# toy model (bench/bfs_bench --toy-only): engine cost per state without a protocol"
+    "$bench" --toy-only
+  else
+    echo "# (toy rows skipped: $bench is not built)"
+  fi
+fi
