@@ -119,6 +119,10 @@ json parse_json(std::string_view text) {
     return json::parse(text.begin(), text.end(), check);
   } catch (const json::parse_error& e) {
     throw InputError(without_prefix(e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double's range (1e999): nlohmann's lexer reports it as
+    // out_of_range.406, not as a parse error.
+    throw InputError(without_prefix(e.what()) + " (beyond the range of a JSON number isrcheck reads)");
   }
 }
 

@@ -48,7 +48,10 @@ struct Outcome {
 Outcome check(const std::string& args, int ranks) {
   const std::string json_file = temp_path(".json");
   const std::string trace_file = temp_path(".trace.json");
-  const std::string command = (ranks == 0 ? isrcheck() + "check " : mpirun(ranks) + isrcheck() + "check --distributed ") +
+  // The one-process reference uses the distributed engine's fingerprint width (64), so
+  // that the collision estimates compare too.
+  const std::string command = (ranks == 0 ? isrcheck() + "check --fingerprint 64 "
+                                          : mpirun(ranks) + isrcheck() + "check --distributed ") +
                               args + " --quiet --json '" + json_file + "' --trace-out '" + trace_file + "'";
   Outcome o;
   o.run = run_shell(command);
