@@ -60,6 +60,12 @@ struct BfsOptions {
   // Frontier states expanded per wave (0: the default, 2^18). Smaller waves bound the
   // memory of candidate successors more tightly; results never depend on it.
   uint64_t wave_states = 0;
+  // Partial-order reduction (checker/por.h): expand only an ample subset of the enabled
+  // actions where the model's optional hooks allow it. No effect on models without them.
+  // Results stay independent of the thread count; with a stubborn-set model they may
+  // depend on wave_states (the cycle proviso reads the visited set, which holds the
+  // earlier waves' new states).
+  bool por = false;
 };
 
 template <class M>
@@ -105,6 +111,9 @@ struct BfsResult {
 
   int threads = 1;
   bool symmetry = false;
+  bool por = false;             // partial-order reduction was on (and the model has hooks)
+  uint64_t por_reduced = 0;     // states expanded with fewer actions than enabled
+  uint64_t por_proviso = 0;     // states fully expanded by the cycle proviso (C3)
 };
 
 }  // namespace isr::checker

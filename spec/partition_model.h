@@ -99,6 +99,10 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
   std::vector<std::string_view> bound_names() const;
   uint32_t bounds_hit(const State& s) const;
 
+  // Optional partial-order reduction hook (checker/por.h, spec/por.cc): `a` only writes
+  // state that no guard, effect or property reads again on any path from `s`.
+  bool por_irrelevant(const State& s, const Action& a) const;
+
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;
 };
