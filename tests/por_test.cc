@@ -1,0 +1,312 @@
+// Partial-order reduction (checker/por.h, BfsOptions::por): on toy models with stubborn
+// sets, the reduction is real, keeps verdicts, needs its cycle proviso, and a wrong
+// independence claim is caught by comparing verdicts; on the partition model, the
+// irrelevance declaration (spec/por.cc) is validated on every reachable state of a small
+// configuration, and the reduction keeps verdicts, shortest counterexamples and
+// thread-count determinism while it removes states.
+#include <cstring>
+#include <deque>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "checker/bfs.h"
+#include "checker/fingerprint.h"
+#include "checker/model.h"
+#include "checker/por.h"
+#include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_model.h"
+#include "spec/config.h"
+#include "spec/partition_model.h"
+
+namespace isr {
+namespace {
+
+using checker::BfsOptions;
+using checker::PorSet;
+using checker::Verdict;
+
+// N counters, each its own process (0..K), plus an alarm that counts up to A; the
+// property "alarm-below" fails when the alarm reaches A. With `toggle`, counter 0 instead
+// flips between 0 and 1 forever (a cycle of invisible steps). Groups: one per counter,
+// one for the alarm. Counters are independent of each other and of the alarm and are
+// invisible; the alarm is visible. `wrong` makes a step of counter 1 lock the alarm (it
+// is then never enabled again) while counter 1 is still declared independent of it: a
+// wrong claim (a step that disables another action does not commute with it).
+class ToyPor {
+ public:
+  static constexpr int kMax = 6;
+  struct State {
+    uint8_t counter[kMax] = {};
+    uint8_t alarm = 0;
+    uint8_t pad_ = 0;
+  };
+  struct Action {
+    uint8_t process = 0;  // kMax = the alarm
+  };
+  using Property = checker::Property<State, ToyPor>;
+
+  ToyPor(int counters, int max_count, int alarm_limit, bool toggle = false, bool wrong = false)
+      : n_(counters), k_(max_count), a_(alarm_limit), toggle_(toggle), wrong_(wrong) {
+    properties_.push_back(Property{"alarm-below", "the alarm stays below its limit",
+                                   [](const ToyPor& m, const State& s) { return s.alarm < m.a_; }});
+    for (int g = 0; g < n_; ++g) dependent_[g].set(g);
+    dependent_[n_].set(n_);
+    visible_.set(n_);
+  }
+
+  std::vector<State> initial_states() const { return {State{}}; }
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    for (int i = 0; i < n_; ++i)
+      if ((toggle_ && i == 0) || s.counter[i] < k_) sink(Action{static_cast<uint8_t>(i)});
+    if (s.alarm < a_ && !(wrong_ && s.counter[1] > 0)) sink(Action{static_cast<uint8_t>(kMax)});
+  }
+  State next_state(const State& s, const Action& a) const {
+    State t = s;
+    if (a.process == kMax) {
+      ++t.alarm;
+    } else if (toggle_ && a.process == 0) {
+      t.counter[0] ^= 1;
+    } else {
+      ++t.counter[a.process];
+    }
+    return t;
+  }
+  const std::vector<Property>& properties() const { return properties_; }
+  void canonicalize(State&) const {}
+  std::string action_name(const Action& a) const { return "Step(" + std::to_string(a.process) + ")"; }
+  std::string_view action_kind(const Action&) const { return "Step"; }
+  std::vector<std::string_view> action_kinds() const { return {"Step"}; }
+  nlohmann::json action_to_json(const Action& a) const { return {{"process", a.process}}; }
+  nlohmann::json state_to_json(const State& s) const { return {{"alarm", s.alarm}}; }
+  nlohmann::json config_json() const { return {{"n", n_}}; }
+
+  // Stubborn-set hooks.
+  int por_group_count() const { return n_ + 1; }
+  int por_group(const Action& a) const { return a.process == kMax ? n_ : a.process; }
+  const PorSet& por_dependent(int g) const { return dependent_[g]; }
+  const PorSet& por_visible() const { return visible_; }
+  // A counter at K never moves again; the alarm at A neither: nothing enables them.
+  PorSet por_enablers(const State&, int) const { return PorSet{}; }
+
+ private:
+  int n_, k_, a_;
+  bool toggle_, wrong_;
+  std::vector<Property> properties_;
+  PorSet dependent_[kMax + 1];
+  PorSet visible_;
+};
+static_assert(checker::Model<ToyPor>);
+static_assert(checker::HasStubbornSets<ToyPor>);
+
+template <class M>
+checker::BfsResult<M> run(const M& model, bool por, int threads = 1, bool symmetry = false) {
+  BfsOptions o;
+  o.threads = threads;
+  o.por = por;
+  o.symmetry = symmetry;
+  return checker::bfs(model, o);
+}
+
+// The verdict-equality check the Kafka tests below apply: same verdict, same property,
+// and a POR counterexample that is a real path ending in a violation.
+template <class M>
+::testing::AssertionResult same_verdict(const M& model, bool symmetry = false) {
+  const auto full = run(model, false, 1, symmetry);
+  const auto reduced = run(model, true, 1, symmetry);
+  if (full.verdict != reduced.verdict || full.property != reduced.property)
+    return ::testing::AssertionFailure() << "verdict " << checker::verdict_name(full.verdict) << " " << full.property
+                                         << " without POR, " << checker::verdict_name(reduced.verdict) << " "
+                                         << reduced.property << " with it";
+  if (reduced.verdict == Verdict::Violated) {
+    const auto path = checker::execute_path(model, reduced.counterexample.initial_index,
+                                            reduced.counterexample.action_indices);
+    bool violates = false;
+    for (const auto& p : model.properties())
+      if (p.name == reduced.property) violates = !p.holds(model, path.states.back());
+    if (!violates) return ::testing::AssertionFailure() << "the POR counterexample does not end in a violation";
+    if (reduced.counterexample.actions.size() < full.counterexample.actions.size())
+      return ::testing::AssertionFailure() << "a POR counterexample shorter than the shortest one";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(PorToy, StubbornSetsReduceAndKeepTheVerdict) {
+  // 3 counters to 2, alarm to 2: 27 x 3 = 81 states without POR. With POR the counters
+  // go first one after the other (6 steps), then the alarm: 1 + 6 + 2 = 9 states.
+  const ToyPor model(3, 2, 2);
+  const auto full = run(model, false);
+  const auto reduced = run(model, true);
+  EXPECT_EQ(full.verdict, Verdict::Violated);
+  EXPECT_EQ(full.counterexample.actions.size(), 2u);
+  EXPECT_EQ(reduced.verdict, Verdict::Violated);
+  EXPECT_TRUE(reduced.por);
+  EXPECT_LT(reduced.distinct_states, full.distinct_states);
+  EXPECT_EQ(reduced.distinct_states, 9u);
+  // The BFS trace of the reduced graph is a counterexample, but no longer the shortest:
+  // the alarm is deferred behind every invisible counter step.
+  EXPECT_EQ(reduced.counterexample.actions.size(), 8u);
+  EXPECT_TRUE(same_verdict(model));
+  // Holding: the alarm limit is out of reach.
+  const ToyPor holds(3, 2, 9);
+  EXPECT_TRUE(same_verdict(holds));
+}
+
+TEST(PorToy, DeterministicForEveryThreadCount) {
+  const ToyPor model(5, 3, 4);
+  const auto one = run(model, true, 1);
+  for (int threads = 2; threads <= 4; ++threads) {
+    const auto r = run(model, true, threads);
+    EXPECT_EQ(r.distinct_states, one.distinct_states) << threads;
+    EXPECT_EQ(r.states_generated, one.states_generated) << threads;
+    EXPECT_EQ(r.level_sizes, one.level_sizes) << threads;
+    EXPECT_EQ(r.counterexample.action_indices, one.counterexample.action_indices) << threads;
+  }
+}
+
+TEST(PorToy, CycleProvisoExpandsTheIgnoredAction) {
+  // Counter 0 toggles forever and is always an ample set on its own: without the
+  // proviso the alarm would be ignored on the cycle 0 -> 1 -> 0 and the violation never
+  // found. The proviso sees the toggle lead back to a visited state and expands fully.
+  const ToyPor model(1, 1, 2, /*toggle=*/true);
+  const auto r = run(model, true);
+  EXPECT_EQ(r.verdict, Verdict::Violated);
+  EXPECT_GT(r.por_proviso, 0u);
+  EXPECT_TRUE(same_verdict(model));
+}
+
+TEST(PorToy, AWrongIndependenceClaimIsCaught) {
+  // Counter 1's step locks the alarm, but counter 1 is declared independent of it: the
+  // reduced search runs the counters first, the alarm is locked before it ever moves,
+  // and the violation the full search finds at depth 2 is hidden. The verdict
+  // comparison the Kafka tests use must notice.
+  const ToyPor wrong(3, 2, 2, false, /*wrong=*/true);
+  EXPECT_EQ(run(wrong, false).verdict, Verdict::Violated);
+  EXPECT_EQ(run(wrong, true).verdict, Verdict::Holds) << "the wrong claim should hide the violation";
+  EXPECT_FALSE(same_verdict(wrong));
+}
+
+// --- the partition model ------------------------------------------------------------------
+
+spec::PartitionModel partition(const std::vector<std::string>& overrides) {
+  return spec::PartitionModel(spec::load_config(nullptr, overrides));
+}
+
+// Every state reachable in `model` (no reduction, no symmetry), visited once: checks
+// `irrelevant` (the model's declaration, or a deliberately wrong one) against what
+// irrelevance means: the action changes only `flushed` fields; no power loss is enabled
+// in such a state; and irrelevance persists in every successor. Returns the problems.
+template <class Irrelevant>
+std::vector<std::string> validate_irrelevance(const spec::PartitionModel& model, Irrelevant&& irrelevant,
+                                              uint64_t& states, uint64_t& irrelevant_edges) {
+  std::vector<std::string> problems;
+  std::unordered_set<uint64_t> seen;
+  std::deque<spec::State> queue;
+  for (const auto& s : model.initial_states()) {
+    if (seen.insert(checker::fingerprint(s)).second) queue.push_back(s);
+  }
+  states = 0;
+  irrelevant_edges = 0;
+  const auto only_flushed_differs = [](const spec::State& a, const spec::State& b) {
+    spec::State x = a;
+    spec::State y = b;
+    for (auto& r : x.replicas) r.flushed = 0;
+    for (auto& r : y.replicas) r.flushed = 0;
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  };
+  while (!queue.empty() && problems.size() < 5) {
+    const spec::State s = queue.front();
+    queue.pop_front();
+    ++states;
+    std::vector<spec::Action> actions;
+    model.for_each_action(s, [&](const spec::Action& a) { actions.push_back(a); });
+    bool any_irrelevant = false;
+    for (const auto& a : actions) {
+      if (!irrelevant(model, s, a)) continue;
+      any_irrelevant = true;
+      ++irrelevant_edges;
+      if (!only_flushed_differs(s, model.next_state(s, a)))
+        problems.push_back(model.action_name(a) + " changes more than `flushed`");
+    }
+    for (const auto& a : actions) {
+      const spec::State t = model.next_state(s, a);
+      if (any_irrelevant) {
+        if (a.kind == spec::ActionKind::Crash && a.arg == static_cast<uint8_t>(spec::StopKind::Power))
+          problems.push_back("a power loss (" + model.action_name(a) + ") is enabled where Flush is irrelevant");
+        for (int n = 0; n < model.config().replication_factor; ++n) {
+          const spec::Action flush{spec::ActionKind::Flush, static_cast<uint8_t>(n), 0, 0};
+          if (!irrelevant(model, t, flush))
+            problems.push_back("Flush stops being irrelevant after " + model.action_name(a));
+        }
+      }
+      if (seen.insert(checker::fingerprint(t)).second) queue.push_back(t);
+    }
+  }
+  return problems;
+}
+
+TEST(PorPartition, IrrelevanceHoldsOnEveryReachableState) {
+  const auto model = partition({"brokers=2", "replication_factor=2", "min_insync_replicas=2"});
+  uint64_t states = 0;
+  uint64_t edges = 0;
+  const auto declared = [](const spec::PartitionModel& m, const spec::State& s, const spec::Action& a) {
+    return m.por_irrelevant(s, a);
+  };
+  const auto problems = validate_irrelevance(model, declared, states, edges);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_GT(states, 20000u);
+  EXPECT_GT(edges, 1000u) << "the configuration never exercises the declaration";
+}
+
+TEST(PorPartition, TheValidatorCatchesAWrongDeclaration) {
+  // "Flush is always irrelevant" is wrong while a power loss can still truncate to it.
+  const auto model = partition({"brokers=2", "replication_factor=2", "min_insync_replicas=2"});
+  uint64_t states = 0;
+  uint64_t edges = 0;
+  const auto always = [](const spec::PartitionModel&, const spec::State&, const spec::Action& a) {
+    return a.kind == spec::ActionKind::Flush;
+  };
+  EXPECT_FALSE(validate_irrelevance(model, always, states, edges).empty());
+}
+
+TEST(PorPartition, ReducesStatesKeepsVerdictsAndIsDeterministic) {
+  // RF 2, min ISR 2: holds; the reduction drops the flushes after the power loss.
+  const auto model = partition({"brokers=2", "replication_factor=2", "min_insync_replicas=2"});
+  const auto full = run(model, false, 1, true);
+  const auto one = run(model, true, 1, true);
+  EXPECT_EQ(full.verdict, Verdict::Holds);
+  EXPECT_EQ(one.verdict, Verdict::Holds);
+  EXPECT_LT(one.distinct_states, full.distinct_states);
+  EXPECT_GT(one.por_reduced, 0u);
+  for (int threads = 2; threads <= 3; ++threads) {
+    const auto r = run(model, true, threads, true);
+    EXPECT_EQ(r.distinct_states, one.distinct_states) << threads;
+    EXPECT_EQ(r.states_generated, one.states_generated) << threads;
+    EXPECT_EQ(r.level_sizes, one.level_sizes) << threads;
+  }
+}
+
+TEST(PorPartition, ViolationsKeepTheirShortestCounterexample) {
+  // Irrelevant edges only: a shortest counterexample of the full graph maps to one of the
+  // same length in the reduced graph (docs/checker.md), so the lengths are equal.
+  for (const auto& overrides : std::vector<std::vector<std::string>>{
+           {"min_insync_replicas=1"},
+           {"acks=1"},
+           {"brokers=2", "replication_factor=2", "min_insync_replicas=1"},
+           {"eligible_leader_replicas=false", "faults.max_crashes=2", "faults.max_lossy_crashes=2",
+            "properties=[\"no-acked-loss\"]"}}) {
+    const auto model = partition(overrides);
+    const auto full = run(model, false, 2, true);
+    const auto reduced = run(model, true, 2, true);
+    ASSERT_EQ(full.verdict, Verdict::Violated) << overrides.front();
+    EXPECT_TRUE(same_verdict(model, true)) << overrides.front();
+    EXPECT_EQ(reduced.counterexample.actions.size(), full.counterexample.actions.size()) << overrides.front();
+  }
+}
+
+}  // namespace
+}  // namespace isr
