@@ -22,6 +22,7 @@
 #include "spec/cluster/cluster_model.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
+#include "tests/trace_test_support.h"
 
 namespace isr {
 namespace {
@@ -341,6 +342,20 @@ TEST(PorCluster, ReducesStatesLevelByLevelAndIsDeterministic) {
   }
   EXPECT_LT(reduced_sum, full_sum);
   EXPECT_GT(reduced.por_reduced, 0u);
+}
+
+TEST(PorCli, CheckTakesPorOnOrOff) {
+  const std::string config = "--set brokers=2 --set replication_factor=2 --set min_insync_replicas=2";
+  const auto off = trace_test::run_isrcheck("check --quiet --threads 1 " + config);
+  const auto on = trace_test::run_isrcheck("check --quiet --threads 1 --por on " + config);
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
+  EXPECT_EQ(off.out.find("partial-order reduction"), std::string::npos) << "off is the default";
+  EXPECT_NE(on.out.find("(partial-order reduction on)"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("states expanded with fewer actions than enabled"), std::string::npos) << on.out;
+  const auto bad = trace_test::run_isrcheck("check --quiet --por maybe " + config);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE((bad.out + bad.err).find("--por"), std::string::npos) << bad.err;
 }
 
 }  // namespace
