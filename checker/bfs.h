@@ -111,6 +111,9 @@ struct alignas(64) Worker {
     for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate);
     n += scratch.capacity() * sizeof(Candidate);
     n += survivors.capacity() * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
+    n += (ample.capacity() + relevant.capacity() + por.per_group.capacity()) * sizeof(uint32_t) +
+         ample_fps.capacity() * sizeof(Fingerprint) + por.group_of.capacity() * sizeof(int) +
+         por.enablers.capacity() * sizeof(PorSet);
     return n;
   }
 };
