@@ -73,6 +73,7 @@ class RestrictedModel {
   // stays irrelevant here. It writes only state that no guard, effect or property reads
   // on any path of the model, and a restriction only removes paths.
   bool por_irrelevant(const State& s, const Action& a) const { return inner_.por_irrelevant(s, a); }
+  void por_clear_dead(State& s) const { inner_.por_clear_dead(s); }
 
  private:
   static constexpr size_t kMaxProperties = 32;  // more than the catalogue has

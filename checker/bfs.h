@@ -156,12 +156,8 @@ class Engine {
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 
   Fingerprint fingerprint_of(const State& s) const {
-    if (options_.symmetry) {
-      State canonical = s;
-      model_.canonicalize(canonical);
-      return fingerprint(canonical);
-    }
-    return fingerprint(s);
+    State copy = s;
+    return successor_fingerprint(copy);
   }
 
   // Returns the index of the first violated property, or kNone.
@@ -338,7 +334,13 @@ class Engine {
     w.generated += index;
   }
 
+  // The fingerprint of a state, computed in place (the copy is dropped): with POR, dead
+  // components cleared first (checker/por.h, HasDeadComponents), then the symmetry
+  // representative.
   Fingerprint successor_fingerprint(State& successor) const {
+    if constexpr (HasDeadComponents<M>) {
+      if (options_.por) model_.por_clear_dead(successor);
+    }
     if (options_.symmetry) model_.canonicalize(successor);
     return fingerprint(successor);
   }

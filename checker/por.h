@@ -1,6 +1,7 @@
 // Partial-order reduction for the BFS engine (checker/bfs.h, BfsOptions::por): which of a
-// state's enabled actions the engine expands. Two optional model hooks, each detected at
-// compile time; a model with neither is always fully expanded. docs/checker.md
+// state's enabled actions the engine expands, and which state components it may ignore.
+// Optional model hooks, each detected at compile time; a model with none is always fully
+// expanded. Hooks 1 and 2 are below; hook 3 (dead components) is next to its concept. docs/checker.md
 // ("Partial-order reduction") gives the soundness argument in full.
 //
 // 1. Irrelevant actions (`HasIrrelevantActions`):
@@ -98,8 +99,19 @@ concept HasStubbornSets = requires(const M& m, const typename M::State& s, const
   { m.por_enablers(s, g) } -> std::convertible_to<PorSet>;
 };
 
+// 3. Dead components (`HasDeadComponents`):
+//      void por_clear_dead(State& s) const;
+//    overwrites with a fixed value every component of s that is dead in s (the same
+//    meaning as in 1.), where deadness is decided from live components only. The engine
+//    fingerprints the cleared copy (before the symmetry representative), so states
+//    that differ only in dead components are one state; the frontier keeps the real
+//    state first reached, so traces stay real executions. Clearing must commute with
+//    the model's relabelling of ids (symmetry).
 template <class M>
-inline constexpr bool kHasPor = HasIrrelevantActions<M> || HasStubbornSets<M>;
+concept HasDeadComponents = requires(const M& m, typename M::State& s) { m.por_clear_dead(s); };
+
+template <class M>
+inline constexpr bool kHasPor = HasIrrelevantActions<M> || HasStubbornSets<M> || HasDeadComponents<M>;
 
 // Per-thread scratch for ample-set selection (capacity kept from state to state).
 struct PorScratch {

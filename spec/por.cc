@@ -31,4 +31,15 @@ bool PartitionModel::por_irrelevant(const State& s, const Action& a) const {
   return s.faults.crashes >= b.max_crashes || s.faults.lossy >= b.max_lossy_crashes;
 }
 
+// Where the Flush is irrelevant, every replica's `flushed` is dead (by the argument
+// above, which is about the field, not the action): two states that differ only there
+// behave alike, so the engine may count them as one. The condition reads only the fault
+// counters, which clearing leaves alone, and clearing every replica's field commutes with
+// relabelling the nodes.
+void PartitionModel::por_clear_dead(State& s) const {
+  const FaultBudget& b = config_.faults;
+  if (s.faults.crashes < b.max_crashes && s.faults.lossy < b.max_lossy_crashes) return;
+  for (ReplicaState& r : s.replicas) r.flushed = 0;
+}
+
 }  // namespace isr::spec

@@ -76,6 +76,7 @@ class ClusterModel
   bool por_irrelevant(const State& s, const Action& a) const {
     return a.layer == static_cast<uint8_t>(Layer::Broker) && partition_.por_irrelevant(s.partition, a.partition);
   }
+  void por_clear_dead(State& s) const { partition_.por_clear_dead(s.partition); }
 
   // Facts the rules, properties and tests share.
   // The voter's metadata image: its log's last record, or the bootstrap image.
