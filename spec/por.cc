@@ -36,10 +36,22 @@ bool PartitionModel::por_irrelevant(const State& s, const Action& a) const {
 // behave alike, so the engine may count them as one. The condition reads only the fault
 // counters, which clearing leaves alone, and clearing every replica's field commutes with
 // relabelling the nodes.
+//
+// The HW checkpoint (replication-offset-checkpoint) is read only when a node stops
+// (forget_process_state reloads the in-memory HW from it) and when a stopped node
+// restarts (apply_restart, log recovery); CheckpointHw is enabled only while a stop can
+// still happen. So once the stop budget is spent, the checkpoint of every node that is
+// alive is dead: it can no longer stop, hence never restart; a stopped node's checkpoint
+// stays live until its restart has read it. The condition reads the fault counters and
+// `alive`, which clearing leaves alone.
 void PartitionModel::por_clear_dead(State& s) const {
   const FaultBudget& b = config_.faults;
-  if (s.faults.crashes < b.max_crashes && s.faults.lossy < b.max_lossy_crashes) return;
-  for (ReplicaState& r : s.replicas) r.flushed = 0;
+  const bool no_stop = s.faults.crashes >= b.max_crashes;
+  if (no_stop || s.faults.lossy >= b.max_lossy_crashes)
+    for (ReplicaState& r : s.replicas) r.flushed = 0;
+  if (no_stop)
+    for (int n = 0; n < kMaxReplicas; ++n)
+      if (s.nodes[n].alive) s.replicas[n].hw_checkpoint = 0;
 }
 
 }  // namespace isr::spec

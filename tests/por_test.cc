@@ -260,12 +260,40 @@ std::vector<std::string> validate_irrelevance(const spec::PartitionModel& model,
         if (p.holds(model, s) != p.holds(model, variant)) problems.push_back(std::string(p.name) + " reads `flushed`");
       spec::State cleared = s;
       model.por_clear_dead(cleared);
-      if (!only_flushed_differs(s, cleared)) problems.push_back("por_clear_dead changes more than `flushed`");
+      spec::State x = s;
+      for (int n = 0; n < spec::kMaxReplicas; ++n) {
+        x.replicas[n].flushed = cleared.replicas[n].flushed;
+        if (s.nodes[n].alive) x.replicas[n].hw_checkpoint = cleared.replicas[n].hw_checkpoint;
+      }
+      if (std::memcmp(&x, &cleared, sizeof x) != 0)
+        problems.push_back("por_clear_dead changes more than `flushed` and running nodes' HW checkpoints");
     } else {
       spec::State cleared = s;
       model.por_clear_dead(cleared);
       if (std::memcmp(&cleared, &s, sizeof s) != 0)
         problems.push_back("por_clear_dead clears `flushed` while a power loss can still read it");
+    }
+    // Once no stop can happen, the HW checkpoint of a running node is dead: a state with
+    // it changed has the same enabled actions, successors equal once cleared, and the
+    // same property values.
+    if (s.faults.crashes >= model.config().faults.max_crashes) {
+      spec::State variant = s;
+      for (int n = 0; n < spec::kMaxReplicas; ++n)
+        if (s.nodes[n].alive) variant.replicas[n].hw_checkpoint = variant.replicas[n].leo;
+      std::vector<spec::Action> variant_actions;
+      model.for_each_action(variant, [&](const spec::Action& a) { variant_actions.push_back(a); });
+      if (actions != variant_actions) problems.push_back("a dead HW checkpoint changes which actions are enabled");
+      for (size_t i = 0; i < actions.size() && i < variant_actions.size(); ++i) {
+        spec::State t = model.next_state(s, actions[i]);
+        spec::State u = model.next_state(variant, actions[i]);
+        model.por_clear_dead(t);
+        model.por_clear_dead(u);
+        if (std::memcmp(&t, &u, sizeof t) != 0)
+          problems.push_back(model.action_name(actions[i]) + " reads a dead HW checkpoint");
+      }
+      for (const auto& p : model.properties())
+        if (p.holds(model, s) != p.holds(model, variant))
+          problems.push_back(std::string(p.name) + " reads a HW checkpoint");
     }
     for (const auto& a : actions) {
       const spec::State t = model.next_state(s, a);
