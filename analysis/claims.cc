@@ -112,6 +112,7 @@ void check_properties(const Claim& claim, const ProveOptions& options, ClaimOutc
     v.max_states = claim.max_states;
     v.faults_begin = claim.faults_begin;
     v.interrupt = options.interrupt;
+    v.por = options.por;
     const VerifyOutcome r = verify(c, v);
     if (r.verdict == checker::Verdict::Holds) {
       for (const auto& name : undecided) outcome.checks.push_back(row(name, r, "holds"));

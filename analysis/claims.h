@@ -83,6 +83,7 @@ struct ClaimOutcome {
 
 struct ProveOptions {
   int threads = 1;  // results do not depend on it
+  bool por = false;  // partial-order reduction (checker/por.h): same verdicts, fewer states
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C / SIGTERM: the open checks end "incomplete"
 };
 

@@ -26,6 +26,7 @@ SideResult bfs_side(const M& model, const std::string& model_name, const RunOpti
   checker::BfsOptions bfs;
   bfs.threads = options.threads < 1 ? 1 : options.threads;
   bfs.symmetry = true;
+  bfs.por = options.por;
   bfs.interrupt = options.interrupt;
   const checker::BfsResult<M> r = checker::bfs(model, bfs);
   SideResult side;
@@ -48,6 +49,7 @@ SideResult partition_side(const json& resolved, const RunOptions& options) {
   VerifyOptions verify_options;
   verify_options.threads = options.threads;
   verify_options.interrupt = options.interrupt;
+  verify_options.por = options.por;
   const VerifyOutcome outcome = verify(spec::load_config(&resolved, {}), verify_options);
   SideResult side;
   side.verdict = std::string(checker::verdict_name(outcome.verdict));

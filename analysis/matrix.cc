@@ -70,6 +70,9 @@ std::string cache_key(const json& config, const MatrixOptions& options, const st
   text += salt;
   text += "\nmax_states=" + std::to_string(options.max_states);
   text += "\navailability=" + std::string(options.availability ? kFailingNodes : "off");
+  // A reduced search counts fewer states (and may finish under max_states where a full
+  // one does not): its cells are cached apart.
+  if (options.por) text += "\npor=on";
   text += "\n" + config.dump();
   const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   return hex64(h.high64) + hex64(h.low64);
@@ -157,6 +160,7 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
   verify_options.threads = 1;
   verify_options.max_states = options.max_states;
   verify_options.interrupt = options.interrupt;
+  verify_options.por = options.por;
   // One search for both properties (cell_config): a state where an acked write is on
   // no replica is usually reached before any leader serves without it. When that comes
   // first, a search for no-acked-loss alone tells an acked loss from data that is only

@@ -69,6 +69,11 @@ class RestrictedModel {
   nlohmann::json config_json() const { return inner_.config_json(); }
   std::vector<std::string_view> bound_names() const { return inner_.bound_names(); }
   uint32_t bounds_hit(const State& s) const { return inner_.bounds_hit(s); }
+  // Partial-order reduction (checker/por.h): an action the model declares irrelevant
+  // stays irrelevant here. It writes only state that no guard, effect or property reads
+  // on any path of the model, and a restriction only removes paths.
+  bool por_irrelevant(const State& s, const Action& a) const { return inner_.por_irrelevant(s, a); }
+  void por_clear_dead(State& s) const { inner_.por_clear_dead(s); }
 
  private:
   static constexpr size_t kMaxProperties = 32;  // more than the catalogue has

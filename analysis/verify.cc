@@ -38,6 +38,7 @@ VerifyOutcome search(const M& model, const spec::PartitionModel& full, const Ver
   bfs.max_states = options.max_states;
   bfs.max_memory_bytes = options.max_memory_bytes;
   bfs.interrupt = options.interrupt;
+  bfs.por = options.por;
   const checker::BfsResult<M> r = checker::bfs(model, bfs);
 
   VerifyOutcome out;

@@ -40,6 +40,7 @@ struct VerifyOptions {
   uint64_t max_memory_bytes = 0;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: stop with verdict Incomplete
   FaultsBegin faults_begin = FaultsBegin::Anytime;
+  bool por = false;           // partial-order reduction (checker/por.h): same verdict, fewer states
 };
 
 struct VerifyOutcome {

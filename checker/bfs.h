@@ -44,6 +44,7 @@
 #include "checker/hooks.h"
 #include "checker/model.h"
 #include "checker/parent_log.h"
+#include "checker/por.h"
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
 #include "checker/worker_pool.h"
@@ -138,7 +139,14 @@ struct alignas(64) Worker {
   std::vector<uint64_t> survivors;  // keys of new states
   std::vector<uint64_t> key_scratch;  // sorting survivors
   std::vector<Fp> recent;
-  std::vector<Action> actions;      // the enabled actions of one parent (materialize)
+  std::vector<Action> actions;      // the enabled actions of one parent (materialize, POR)
+  // Partial-order reduction (expand, BfsOptions::por): the ample subset and its scratch.
+  PorScratch por;
+  std::vector<uint32_t> ample;
+  std::vector<uint32_t> relevant;
+  std::vector<Fp> ample_fps;
+  uint64_t por_reduced = 0;
+  uint64_t por_proviso = 0;
   Candidate<Fp> pending[kLookahead];
   size_t pending_count = 0;
   size_t pending_head = 0;
@@ -156,6 +164,9 @@ struct alignas(64) Worker {
     for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Fp>);
     n += scratch.capacity() * sizeof(Candidate<Fp>) + (counts.capacity() + cursor.capacity()) * sizeof(uint32_t);
     n += (survivors.capacity() + key_scratch.capacity()) * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
+    n += (ample.capacity() + relevant.capacity() + por.per_group.capacity()) * sizeof(uint32_t) +
+         ample_fps.capacity() * sizeof(Fp) + por.group_of.capacity() * sizeof(int) +
+         por.enablers.capacity() * sizeof(PorSet);
     return n;
   }
 };
@@ -201,12 +212,8 @@ class Engine {
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 
   Fp fingerprint_of(const State& s) const {
-    if (options_.symmetry) {
-      State canonical = s;
-      model_.canonicalize(canonical);
-      return fingerprint_as<Fp>(canonical);
-    }
-    return fingerprint_as<Fp>(s);
+    State copy = s;
+    return successor_fingerprint(copy);
   }
 
   // Returns the index of the first violated property, or kNone.
@@ -367,6 +374,12 @@ class Engine {
   }
 
   void expand_one(W& w, const State& s, size_t parent) {
+    if constexpr (kHasPor<M>) {
+      if (options_.por) {
+        expand_reduced(w, parent, s);
+        return;
+      }
+    }
     uint64_t index = 0;
     model_.for_each_action(s, [&](const Action& a) {
       const uint64_t action_index = index++;
@@ -374,22 +387,77 @@ class Engine {
       // The successor itself is dropped (materialize recomputes the new ones), so it can
       // be canonicalized in place.
       State successor = model_.next_state(s, a);
-      if (options_.symmetry) model_.canonicalize(successor);
-      const Fp fp = fingerprint_as<Fp>(successor);
-      Fp& recent = w.recent[low_word(fp) & (kRecentSlots - 1)];
-      if (recent == fp) return;
-      recent = fp;
-      visited_.prefetch(fp);
-      const Candidate<Fp> c{fp, make_key(parent, action_index)};
-      if (w.pending_count < kLookahead) {
-        w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
-      } else {
-        file_if_new(w, w.pending[w.pending_head]);
-        w.pending[w.pending_head] = c;
-        w.pending_head = (w.pending_head + 1) % kLookahead;
-      }
+      offer(w, parent, action_index, successor_fingerprint(successor));
     });
     w.generated += index;
+  }
+
+  // The fingerprint of a state, computed in place (the copy is dropped): with POR, dead
+  // components cleared first (checker/por.h, HasDeadComponents), then the symmetry
+  // representative.
+  Fp successor_fingerprint(State& successor) const {
+    if constexpr (HasDeadComponents<M>) {
+      if (options_.por) model_.por_clear_dead(successor);
+    }
+    if (options_.symmetry) model_.canonicalize(successor);
+    return fingerprint_as<Fp>(successor);
+  }
+
+  // Files one successor through the recent-cache and the prefetch ring.
+  void offer(W& w, size_t parent, uint64_t action_index, Fp fp) {
+    Fp& recent = w.recent[low_word(fp) & (kRecentSlots - 1)];
+    if (recent == fp) return;
+    recent = fp;
+    visited_.prefetch(fp);
+    const Candidate<Fp> c{fp, make_key(parent, action_index)};
+    if (w.pending_count < kLookahead) {
+      w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
+    } else {
+      file_if_new(w, w.pending[w.pending_head]);
+      w.pending[w.pending_head] = c;
+      w.pending_head = (w.pending_head + 1) % kLookahead;
+    }
+  }
+
+  // The POR hook (checker/por.h): expands the ample subset of s's enabled actions,
+  // keeping their indices in the full for_each_action order (so the parent log,
+  // materialize and counterexamples are unchanged). Cycle proviso (C3): when a strict
+  // stubborn subset has a successor already in the visited set (an earlier level, this
+  // level, or an earlier wave of the next), every relevant action is expanded instead.
+  // The visited set does not change during a wave's expand phase, so the decision is
+  // the same for every thread count.
+  void expand_reduced(W& w, size_t parent, const State& s) {
+    w.actions.clear();
+    model_.for_each_action(s, [&](const Action& a) { w.actions.push_back(a); });
+    const size_t n = w.actions.size();
+    if (n > kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+    const AmpleChoice choice = select_ample(model_, s, w.actions.data(), n, w.por, w.ample, w.relevant);
+    const std::vector<uint32_t>* expand = &w.ample;
+    if (choice.stubborn) {
+      w.ample_fps.clear();
+      bool proviso = false;
+      for (const uint32_t i : w.ample) {
+        State successor = model_.next_state(s, w.actions[i]);
+        const Fp fp = successor_fingerprint(successor);
+        w.ample_fps.push_back(fp);
+        if (visited_.contains(fp)) proviso = true;
+      }
+      w.generated += w.ample.size();
+      if (!proviso) {
+        ++w.por_reduced;
+        for (size_t k = 0; k < w.ample.size(); ++k) offer(w, parent, w.ample[k], w.ample_fps[k]);
+        return;
+      }
+      ++w.por_proviso;
+      expand = &w.relevant;
+    } else if (choice.dropped_irrelevant) {
+      ++w.por_reduced;
+    }
+    for (const uint32_t i : *expand) {
+      State successor = model_.next_state(s, w.actions[i]);
+      offer(w, parent, i, successor_fingerprint(successor));
+    }
+    w.generated += expand->size();
   }
 
   // Files the successors still waiting in the lookahead ring, oldest first.
@@ -720,6 +788,11 @@ class Engine {
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
     r.threads = options_.threads;
     r.symmetry = options_.symmetry;
+    r.por = options_.por && kHasPor<M>;
+    for (const auto& w : workers_) {
+      r.por_reduced += w->por_reduced;
+      r.por_proviso += w->por_proviso;
+    }
     return r;
   }
 

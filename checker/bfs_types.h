@@ -73,6 +73,12 @@ struct BfsOptions {
   // true: deduplicate candidates with std::sort instead of the bucket sort (bfs.h); for
   // measuring what the bucket sort saves. Results never depend on it.
   bool comparison_sort = false;
+  // Partial-order reduction (checker/por.h): expand only an ample subset of the enabled
+  // actions where the model's optional hooks allow it. No effect on models without them.
+  // Results stay independent of the thread count; with a stubborn-set model they may
+  // depend on wave_states (the cycle proviso reads the visited set, which holds the
+  // earlier waves' new states).
+  bool por = false;
 };
 
 template <class M>
@@ -129,6 +135,9 @@ struct BfsResult {
 
   int threads = 1;
   bool symmetry = false;
+  bool por = false;             // partial-order reduction was on (and the model has hooks)
+  uint64_t por_reduced = 0;     // states expanded with fewer actions than enabled
+  uint64_t por_proviso = 0;     // states fully expanded by the cycle proviso (C3)
 };
 
 }  // namespace isr::checker

@@ -33,6 +33,7 @@ struct CorpusOptions {
   std::string only;
   unsigned threads = 0;
   bool skip_slow = false;
+  std::string por = "off";
 };
 
 analysis::Manifest load(const CorpusOptions& o) {
@@ -65,6 +66,7 @@ analysis::RunOptions run_options(const CorpusOptions& o) {
   analysis::RunOptions options;
   options.threads = static_cast<int>(o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads);
   options.interrupt = &interrupted();
+  options.por = o.por == "on";
   return options;
 }
 
@@ -163,6 +165,8 @@ void add_common(CLI::App& command, CorpusOptions& o) {
   command.add_option("--only", o.only, "Only the entry with this name");
   command.add_option("--threads", o.threads, "Worker threads (default 0: one per core); results do not depend on it")
       ->check(CLI::Range(0u, 1024u));
+  command.add_option("--por", o.por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+      ->check(CLI::IsMember({"on", "off"}));
 }
 
 }  // namespace

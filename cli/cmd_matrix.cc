@@ -40,6 +40,7 @@ struct MatrixCommandOptions {
   std::string elr = "on,off";
   std::string placement = "combined";
   std::string failures = "0-2";
+  std::string por = "off";
   std::string lossy = "off,on";
   int jobs = 2;
   uint64_t max_states = 1'000'000;
@@ -236,6 +237,7 @@ void run(const MatrixCommandOptions& o) {
   options.jobs = o.jobs;
   options.max_states = o.max_states;
   options.availability = !o.no_availability;
+  options.por = o.por == "on";
   if (!o.no_cache) options.cache_dir = o.cache_dir;
   InterruptGuard guard;  // SIGINT/SIGTERM: unfinished cells are incomplete, exit 3
   options.interrupt = &interrupted();
@@ -283,6 +285,8 @@ void add_matrix_command(CLI::App& app) {
   command->add_option("--max-states", o->max_states,
                       "Distinct states per cell and analysis; beyond it the cell is incomplete (0: no limit)")
       ->capture_default_str();
+  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+      ->check(CLI::IsMember({"on", "off"}));
   command->add_flag("--no-availability", o->no_availability, "Durability only (no availability analysis)");
   command->add_option("--cache", o->cache_dir, "Cache directory (cells keyed by configuration and build)")
       ->capture_default_str();

@@ -29,6 +29,7 @@ namespace {
 struct ProveCommandOptions {
   std::vector<std::string> files;
   int threads = 1;
+  std::string por = "off";
   std::string json_file;
   std::string trace_dir;
 };
@@ -59,6 +60,7 @@ void prove(const ProveCommandOptions& o) {
 
   analysis::ProveOptions options;
   options.threads = o.threads;
+  options.por = o.por == "on";
   InterruptGuard guard;  // SIGINT/SIGTERM: finish the claim at hand as incomplete, report, exit 3
   options.interrupt = &interrupted();
   size_t proved = 0;
@@ -130,6 +132,8 @@ void add_prove_command(CLI::App& app) {
   command->add_option("files", o->files, "Claim files (JSON)")->required();
   command->add_option("--threads", o->threads, "Worker threads for the searches (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
+  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+      ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--json", o->json_file, "Write the results as JSON; - for stdout (the table goes to stderr)");
   command->add_option("--trace-dir", o->trace_dir, "Write the trace of every refuted expectation into this directory");
   command->callback([o] { prove(*o); });

@@ -94,6 +94,12 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
   const std::vector<std::vector<uint8_t>>& symmetry_classes() const { return symmetry_classes_; }
 
 
+  // Optional partial-order reduction hook (checker/por.h, spec/por.cc): `a` only writes
+  // state that no guard, effect or property reads again on any path from `s`.
+  bool por_irrelevant(const State& s, const Action& a) const;
+  // The same dead state cleared (ReplicaState::flushed once no power loss can happen).
+  void por_clear_dead(State& s) const;
+
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;
 };

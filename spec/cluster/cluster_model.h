@@ -65,6 +65,14 @@ class ClusterModel
   void canonicalize(State& s) const;
 
 
+  // Partial-order reduction hook (checker/por.h): a broker-layer action the partition
+  // model declares irrelevant (spec/por.cc; the cluster's node faults use the partition's
+  // fault counters, and no quorum rule or cluster property reads a replica's `flushed`).
+  bool por_irrelevant(const State& s, const Action& a) const {
+    return a.layer == static_cast<uint8_t>(Layer::Broker) && partition_.por_irrelevant(s.partition, a.partition);
+  }
+  void por_clear_dead(State& s) const { partition_.por_clear_dead(s.partition); }
+
   // Facts the rules, properties and tests share.
   // The voter's metadata image: its log's last record, or the bootstrap image.
   ControllerState image_of(const State& s, int voter) const;
