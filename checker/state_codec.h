@@ -1,7 +1,6 @@
-// A state as a compact, self-delimiting byte string: its XOR with a reference state,
-// sparsely (the layout checker/state_store.h uses for the frontier):
-//   [bitmap: one bit per 8-byte group that differs]
-//   then per differing group: [mask: one bit per differing byte] [those bytes]
+// A state as a compact, self-delimiting byte string: its XOR with a reference state, in
+// the encoding of checker/xor_encoding.h (the one checker/state_store.h uses for the
+// frontier).
 // The distributed engine (checker/distributed_bfs.h) sends states between ranks and
 // keeps its frontier in this form: ~40 bytes instead of ~500 for the Kafka state. Every
 // rank uses the same reference (the model's first initial state), so encoded states are
@@ -14,17 +13,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "checker/xor_encoding.h"
+
 namespace isr::checker {
 
 template <class State>
 class StateCodec {
   static_assert(std::is_trivially_copyable_v<State>);
+  using Encoding = XorEncoding<sizeof(State)>;
 
  public:
   static constexpr size_t kBytes = sizeof(State);
-  static constexpr size_t kGroups = (kBytes + 7) / 8;
-  static constexpr size_t kBitmapBytes = (kGroups + 7) / 8;
-  static constexpr size_t kMaxEncoded = kBitmapBytes + kGroups + kBytes;
+  static constexpr size_t kMaxEncoded = Encoding::kMaxEncoded;
 
   explicit StateCodec(const State& reference) { std::memcpy(reference_, &reference, kBytes); }
 
@@ -32,68 +32,21 @@ class StateCodec {
   void encode(const State& s, std::vector<uint8_t>& out) const {
     const size_t start = out.size();
     out.resize(start + kMaxEncoded);
-    uint8_t* bitmap = out.data() + start;
-    std::memset(bitmap, 0, kBitmapBytes);
-    uint8_t* p = bitmap + kBitmapBytes;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&s);
-    for (size_t g = 0; g < kGroups; ++g) {
-      const uint64_t diff = load_group(bytes, g) ^ load_group(reference_, g);
-      if (diff == 0) continue;
-      bitmap[g / 8] = static_cast<uint8_t>(bitmap[g / 8] | (1u << (g % 8)));
-      uint8_t* mask = p++;
-      unsigned bits = 0;
-      for (uint64_t rest = diff; rest != 0;) {
-        const int b = __builtin_ctzll(rest) / 8;
-        bits |= 1u << b;
-        *p++ = static_cast<uint8_t>(diff >> (8 * b));
-        rest &= ~(uint64_t{0xFF} << (8 * b));
-      }
-      *mask = static_cast<uint8_t>(bits);
-    }
-    out.resize(static_cast<size_t>(p - out.data()));
+    const uint8_t* end = Encoding::encode(reinterpret_cast<const uint8_t*>(&s), reference_, out.data() + start);
+    out.resize(static_cast<size_t>(end - out.data()));
   }
 
   // The length of the encoded state starting at `in`, without decoding it.
-  static size_t encoded_size(const uint8_t* in) {
-    size_t groups = 0;
-    for (size_t byte = 0; byte < kBitmapBytes; ++byte) groups += static_cast<size_t>(__builtin_popcount(in[byte]));
-    const uint8_t* p = in + kBitmapBytes;
-    for (size_t g = 0; g < groups; ++g) p += 1 + static_cast<size_t>(__builtin_popcount(*p));
-    return static_cast<size_t>(p - in);
-  }
+  static size_t encoded_size(const uint8_t* in) { return Encoding::encoded_size(in); }
 
   // Decodes the state starting at `in`; returns the number of bytes it took.
   size_t decode(const uint8_t* in, State& s) const {
     auto* out = reinterpret_cast<uint8_t*>(&s);
     std::memcpy(out, reference_, kBytes);
-    const uint8_t* p = in + kBitmapBytes;
-    for (size_t byte = 0; byte < kBitmapBytes; ++byte) {
-      unsigned bits = in[byte];
-      while (bits != 0) {
-        const size_t g = byte * 8 + static_cast<size_t>(__builtin_ctz(bits));
-        bits &= bits - 1;
-        unsigned mask = *p++;
-        while (mask != 0) {
-          const size_t b = static_cast<size_t>(__builtin_ctz(mask));
-          mask &= mask - 1;
-          out[g * 8 + b] ^= *p++;
-        }
-      }
-    }
-    return static_cast<size_t>(p - in);
+    return static_cast<size_t>(Encoding::apply(in, out) - in);
   }
 
  private:
-  static uint64_t load_group(const uint8_t* p, size_t g) {
-    uint64_t v = 0;
-    if (g + 1 < kGroups || kBytes % 8 == 0) {
-      std::memcpy(&v, p + g * 8, 8);
-    } else {
-      std::memcpy(&v, p + g * 8, kBytes % 8);
-    }
-    return v;
-  }
-
   uint8_t reference_[kBytes];
 };
 
