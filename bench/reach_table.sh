@@ -17,8 +17,9 @@
 #   frontier B/st    encoded bytes per frontier state (checker/state_store.h)
 #   visited B/fp     visited-set bytes per fingerprint
 #   collision        the estimate for the width used (64 or 128 bits)
-# Variants: after = defaults (frontier delta, 128-bit fingerprints); fp64 = --fingerprint
-# 64; before = --frontier reference --fingerprint 64 (the engine's memory before issue 14).
+# Variants: after = defaults (frontier delta, 128-bit fingerprints); por = after with
+# --por on (partial-order reduction, docs/checker.md); fp64 = --fingerprint 64; before =
+# --frontier reference --fingerprint 64 (the engine's memory before issue 14).
 # The toy rows come from bench/bfs_bench --toy-only (64/128 bits, bucket sort/std::sort).
 # Not run in CI: it takes (rows x variants x time limit).
 set -euo pipefail
@@ -79,11 +80,12 @@ EOF
 }
 
 # rows: the configurations of issue 14's table (the big ones without the fp64 variant,
-# which the default row measures, to keep the run within rows x 2 x the time limit)
+# which the default row measures, to keep the run within rows x 3 x the time limit)
 check_rows() {
   local name="$1"
   shift
   run_check "$name" after "$@"
+  run_check "$name" por --por on "$@"
   [[ "$name" == "default model" ]] && run_check "$name" fp64 --fingerprint 64 "$@"
   run_check "$name" before --frontier reference --fingerprint 64 "$@"
 }
