@@ -60,6 +60,7 @@
 #include "checker/hooks.h"
 #include "checker/model.h"
 #include "checker/parent_log.h"
+#include "checker/por.h"
 #include "checker/position_log.h"
 #include "checker/state_codec.h"
 #include "checker/transport.h"
@@ -158,7 +159,12 @@ class Engine {
 
   size_t owner_of(Fingerprint fp) const { return static_cast<size_t>(fp % ranks_); }
 
+  // As bfs.h's successor_fingerprint: with POR, dead components cleared first
+  // (checker/por.h), then the symmetry representative.
   Fingerprint fingerprint_of(State s) const {
+    if constexpr (HasDeadComponents<M>) {
+      if (options_.por) model_.por_clear_dead(s);
+    }
     if (options_.symmetry) model_.canonicalize(s);
     return fingerprint(s);
   }
@@ -316,23 +322,49 @@ class Engine {
     for (size_t i = first; i < last; ++i) {
       codec_->decode(frontier_.at(i), s);
       const uint64_t parent = frontier_pos_[i];
+      if constexpr (kHasPor<M>) {
+        if (options_.por) {
+          expand_reduced(s, parent);
+          continue;
+        }
+      }
       uint64_t index = 0;
       model_.for_each_action(s, [&](const Action& a) {
         const uint64_t action_index = index++;
         if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
-        State successor = model_.next_state(s, a);
-        if (options_.symmetry) model_.canonicalize(successor);
-        const Fingerprint fp = fingerprint(successor);
-        Fingerprint& recent = recent_[fp & (kRecentSlots - 1)];
-        if (recent == fp) return;  // filed already, with a smaller key
-        recent = fp;
-        auto& out = send_[owner_of(fp)];
-        put(out, fp);
-        put(out, make_key(parent, action_index));
+        offer(parent, action_index, fingerprint_of(model_.next_state(s, a)));
       });
       generated_ += index;
     }
     note_memory();
+  }
+
+  // Files one successor for its owner, unless this rank filed it already in this wave
+  // (then with a smaller key).
+  void offer(uint64_t parent, uint64_t action_index, Fingerprint fp) {
+    Fingerprint& recent = recent_[fp & (kRecentSlots - 1)];
+    if (recent == fp) return;
+    recent = fp;
+    auto& out = send_[owner_of(fp)];
+    put(out, fp);
+    put(out, make_key(parent, action_index));
+  }
+
+  // POR (checker/por.h), as bfs.h's expand_reduced: the enabled actions the model
+  // declares irrelevant are not expanded, under their indices in the full action order
+  // (so materialize and the counterexample are unchanged). Stubborn sets need the cycle
+  // proviso's look-up of the whole visited set, which is spread over the ranks; the
+  // engine refuses such models (see distributed_bfs), so a state is expanded with every
+  // relevant action, exactly as bfs does for models without stubborn sets.
+  void expand_reduced(const State& s, uint64_t parent) {
+    por_actions_.clear();
+    model_.for_each_action(s, [&](const Action& a) { por_actions_.push_back(a); });
+    const size_t n = por_actions_.size();
+    if (n > kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+    const AmpleChoice choice = select_ample(model_, s, por_actions_.data(), n, por_scratch_, por_ample_, por_relevant_);
+    if (choice.dropped_irrelevant) ++por_reduced_;
+    for (const uint32_t i : por_relevant_) offer(parent, i, fingerprint_of(model_.next_state(s, por_actions_[i])));
+    generated_ += por_relevant_.size();
   }
 
   // Step 2, on the owner: the new fingerprints, each with its smallest key.
@@ -637,6 +669,10 @@ class Engine {
     r.bounds_reached = bound_names_in(model_, r.bounds_mask);
     r.threads = 1;
     r.symmetry = options_.symmetry;
+    r.por = options_.por && kHasPor<M>;
+    uint64_t reduced = por_reduced_;
+    t_.allreduce(&reduced, 1, ReduceOp::Sum);
+    r.por_reduced = reduced;
     return d;
   }
 
@@ -678,6 +714,12 @@ class Engine {
   std::vector<Child> children_;
   std::vector<SliceEntry> slice_;
   std::vector<Action> actions_;
+  // POR scratch (expand_reduced), capacity kept from state to state.
+  std::vector<Action> por_actions_;
+  PorScratch por_scratch_;
+  std::vector<uint32_t> por_ample_;
+  std::vector<uint32_t> por_relevant_;
+  uint64_t por_reduced_ = 0;
   std::vector<uint8_t> scratch_;
 
   uint64_t remaining_ = kNone;        // states this level may still add (--max-states)
@@ -714,6 +756,11 @@ class Engine {
 // (one thread per rank); options.progress is called on rank 0 only.
 template <Model M>
 DistributedBfsResult<M> distributed_bfs(const M& model, const BfsOptions& options, Transport& transport) {
+  if constexpr (HasStubbornSets<M>) {
+    // Their cycle proviso asks whether a successor was seen anywhere: a look-up on
+    // every rank, per state. Irrelevant actions and dead components are local to a state.
+    if (options.por) throw std::invalid_argument("distributed_bfs: POR with stubborn sets is not supported");
+  }
   distributed_detail::Engine<M> engine(model, options, transport);
   return engine.run();
 }

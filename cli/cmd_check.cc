@@ -151,9 +151,6 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   if (o.distributed && o.fingerprint == "128") {
     throw UsageError("--fingerprint", "128 is not supported with --distributed yet (allowed there: 64, the default)");
   }
-  if (o.distributed && o.por == "on") {
-    throw UsageError("--por", "on is not supported with --distributed yet (allowed there: off)");
-  }
   if (o.distributed && !o.time_limit.empty()) {
     throw UsageError("--time-limit", "is not supported with --distributed yet (use --max-states)");
   }

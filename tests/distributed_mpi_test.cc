@@ -102,6 +102,15 @@ TEST(DistributedMpi, HoldingGivesTheSameCounts) {
   expect_same_as_one_process("--model cluster --set faults.max_crashes=0", 0);
 }
 
+// Partial-order reduction (checker/por.h) on the ranks: the same reduced counts and the
+// same counterexample as one process with --por on.
+TEST(DistributedMpi, PartialOrderReductionGivesTheSameResult) {
+  expect_same_as_one_process("--por on --set faults.max_lossy_crashes=0 --set brokers=2 --set replication_factor=2 "
+                             "--set min_insync_replicas=1",
+                             0);
+  expect_same_as_one_process("--por on --set acks=1", 1);
+}
+
 TEST(DistributedMpi, MaxStatesStopsAtTheSameStates) {
   expect_same_as_one_process("--max-states 30000", 3);
 }
