@@ -148,7 +148,11 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
   // Settled: no run of fair internal actions changes what a harness observes (one step is
   // not enough: a fetch that changes nothing visible lets the leader advance the HW or
   // expand the ISR next). Searched over at most kClosure states; beyond, not settled.
+  // The states these closures visit count against max_states too, so that the bound
+  // bounds the work (a closure per path state could otherwise visit kClosure each).
   constexpr size_t kClosure = 20000;
+  size_t closure_states = 0;
+  bool exhausted = false;
   auto settled = [&](const spec::State& s, const json& seen_now) {
     std::array<spec::Action, spec::kMaxEnabledActions> buffer;
     // Fairness again: a broker's AssignmentsManager retries a directory assignment
@@ -170,6 +174,10 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
         if (unfair(model.action_to_json(buffer[i]), at_json)) continue;
         const spec::State next = model.next_state(at, buffer[i]);
         if (!visited.emplace(key_of(next, 0), true).second) continue;
+        if (nodes.size() + ++closure_states >= max_states) {
+          exhausted = true;
+          return false;
+        }
         if (observable(next) != seen_now) return false;
         if (visited.size() > kClosure) return false;
         todo.push_back(next);
@@ -253,12 +261,14 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
       nodes.push_back({next, next_op, at, actions[i]});
       queue.push_back(static_cast<long>(nodes.size()) - 1);
     }
-    if (nodes.size() >= max_states) break;
+    if (exhausted || nodes.size() + closure_states >= max_states) break;
   }
-  result.states = nodes.size();
+  result.states = nodes.size() + closure_states;
   if (goal < 0) {
-    result.why = "no settled path performs the script within the model's bounds (" + std::to_string(nodes.size()) +
-                 " states searched)";
+    const bool bounded = exhausted || result.states >= max_states;
+    result.why = "no settled path performs the script within the model's bounds (" +
+                 std::to_string(result.states) + " states searched, " + std::to_string(closure_states) +
+                 " of them judging settledness" + (bounded ? "; --max-states reached" : "") + ")";
     return result;
   }
   std::vector<long> path;

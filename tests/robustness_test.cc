@@ -291,6 +291,17 @@ TEST(BoundedWork, RenderingAClusterTraceWithAHugeCommittedOffsetIsLinear) {
   std::remove(path.c_str());
 }
 
+// witness --max-states bounds every state the search visits, the settledness checks'
+// included (each could visit 20,000 states of its own: 10 s of CPU under the sanitizers
+// for a 300-state bound, which the fuzzer's script target reported as a timeout).
+TEST(BoundedWork, WitnessMaxStatesCountsTheSettlednessChecks) {
+  const Result r = run_limited("witness --script 'produce; kill 1' --max-states 300 --trace-out " + temp_path(".json"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string text = r.out + r.err;
+  EXPECT_NE(text.find("(300 states searched, "), std::string::npos) << text;
+  EXPECT_NE(text.find("--max-states reached"), std::string::npos) << text;
+}
+
 TEST(BoundedWork, ExportRefusesNodeCountsBeyondTheModel) {
   for (const char* key : {"brokers", "replication_factor"}) {
     const std::string path = changed_trace([&](nlohmann::json& t) { t["config"][key] = 2147483647; });
