@@ -18,6 +18,7 @@
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
 #include "counterexamples/trace/trace_writer.h"
+#include "tests/same_bfs_result.h"
 #include "tests/toy_models.h"
 
 namespace isr::checker {
@@ -517,20 +518,7 @@ void expect_same_for_all_thread_counts(const M& model, bool symmetry, int finger
   for (int threads : {2, 3, 4}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
     options.threads = threads;
-    const BfsResult<M> r = bfs(model, options);
-    EXPECT_EQ(r.verdict, one.verdict);
-    EXPECT_EQ(r.distinct_states, one.distinct_states);
-    EXPECT_EQ(r.states_generated, one.states_generated);
-    EXPECT_EQ(r.depth, one.depth);
-    EXPECT_EQ(r.level_sizes, one.level_sizes);
-    EXPECT_EQ(r.property, one.property);
-    EXPECT_EQ(r.bounds_mask, one.bounds_mask);
-    EXPECT_EQ(r.counterexample.initial_index, one.counterexample.initial_index);
-    EXPECT_EQ(r.counterexample.action_indices, one.counterexample.action_indices);
-    ASSERT_EQ(r.counterexample.states.size(), one.counterexample.states.size());
-    for (size_t i = 0; i < r.counterexample.states.size(); ++i) {
-      EXPECT_TRUE(same_bytes(r.counterexample.states[i], one.counterexample.states[i]));
-    }
+    isr::test::expect_same_result(bfs(model, options), one);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/partition_model.h"
+#include "tests/same_bfs_result.h"
 #include "tests/toy_models.h"
 #include "tests/toy_walk_models.h"
 
@@ -34,23 +35,7 @@ using isr::checker::DistributedBfsResult;
 using isr::checker::ThreadTransportHub;
 using isr::checker::Transport;
 
-template <class M>
-void expect_same(const BfsResult<M>& r, const BfsResult<M>& one) {
-  EXPECT_EQ(r.verdict, one.verdict);
-  EXPECT_EQ(r.stop_reason, one.stop_reason);
-  EXPECT_EQ(r.distinct_states, one.distinct_states);
-  EXPECT_EQ(r.states_generated, one.states_generated);
-  EXPECT_EQ(r.depth, one.depth);
-  EXPECT_EQ(r.level_sizes, one.level_sizes);
-  EXPECT_EQ(r.property, one.property);
-  EXPECT_EQ(r.bounds_mask, one.bounds_mask);
-  EXPECT_EQ(r.counterexample.initial_index, one.counterexample.initial_index);
-  EXPECT_EQ(r.counterexample.action_indices, one.counterexample.action_indices);
-  ASSERT_EQ(r.counterexample.states.size(), one.counterexample.states.size());
-  for (size_t i = 0; i < r.counterexample.states.size(); ++i) {
-    EXPECT_TRUE(isr::checker::same_bytes(r.counterexample.states[i], one.counterexample.states[i]));
-  }
-}
+using isr::test::expect_same_result;
 
 // Runs the engine on `ranks` threads; every rank must get the same result.
 template <class M>
@@ -63,7 +48,7 @@ BfsResult<M> distributed(const M& model, const BfsOptions& options, int ranks) {
   // Every rank owns its share; together exactly the distinct states (the last level
   // of a --max-states stop keeps its first states only).
   EXPECT_EQ(owned, results[0].result.distinct_states);
-  for (int r = 1; r < ranks; ++r) expect_same(results[static_cast<size_t>(r)].result, results[0].result);
+  for (int r = 1; r < ranks; ++r) expect_same_result(results[static_cast<size_t>(r)].result, results[0].result);
   return results[0].result;
 }
 
@@ -79,7 +64,7 @@ isr::checker::Verdict expect_distributed_matches(const M& model, bool symmetry, 
   for (int ranks : {1, 2, 3, 4}) {
     SCOPED_TRACE("ranks=" + std::to_string(ranks) + " symmetry=" + std::to_string(symmetry) +
                  " max_states=" + std::to_string(max_states) + " wave=" + std::to_string(wave));
-    expect_same(distributed(model, options, ranks), one);
+    expect_same_result(distributed(model, options, ranks), one);
   }
   return one.verdict;
 }
@@ -178,7 +163,7 @@ TEST(DistributedBfs, PartialOrderReductionMatchesTheSingleProcessEngine) {
     for (int ranks : {1, 2, 3}) {
       SCOPED_TRACE("ranks=" + std::to_string(ranks) + " max_states=" + std::to_string(max_states));
       const BfsResult<isr::spec::PartitionModel> d = distributed(model, options, ranks);
-      expect_same(d, one);
+      expect_same_result(d, one);
       EXPECT_TRUE(d.por);
       EXPECT_EQ(d.por_reduced, one.por_reduced);
     }
