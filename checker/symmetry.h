@@ -5,8 +5,11 @@
 // same part, supplies three things:
 //   - the classes of interchangeable ids (fixed by its configuration);
 //   - relabel(p, from, to): `from` with every id reference rewritten by p (old id ->
-//     new id); a relabelled state must be a real state of the same configuration, and
-//     relabelling must compose (relabel by p then q = relabel by q after p);
+//     new id); a relabelled state must be a real state of the same configuration,
+//     relabelling must compose (relabel by p then q = relabel by q after p), and the
+//     identity must give back every reachable state byte for byte (the engine skips
+//     it; a model whose relabelling also normalises, say renumbers a table, must keep
+//     its states normalised, or the reduction is no longer one state per orbit);
 //   - signature(state, id): a hash of facts about the id that do not depend on labels
 //     (its own fields, whether it leads, how many others it has heard from, ...), so
 //     that signature(relabel(p, s), p[id]) == signature(s, id).
@@ -104,9 +107,20 @@ void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Si
       i = j;
     }
   }
+  // The identity leaves the state as it is (the models' duty, above): most successors of
+  // a canonical state are already in canonical order, and relabelling a state of a
+  // kilobyte or more costs as much as generating it.
+  bool identity = true;
+  for (size_t n = 0; n < kMaxIds && identity; ++n) identity = base[n] == n;
+  const bool no_choice = tie_count == 0 || orderings > kMaxTiedPermutations;
+  if (identity && no_choice) return;
   State best;
-  relabel(base, static_cast<const State&>(s), best);
-  if (tie_count == 0 || orderings > kMaxTiedPermutations) {
+  if (identity) {
+    best = s;
+  } else {
+    relabel(base, static_cast<const State&>(s), best);
+  }
+  if (no_choice) {
     s = best;
     return;
   }

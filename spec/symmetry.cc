@@ -15,6 +15,11 @@
 #include <array>
 #include <cstring>
 
+// Inlined: a signature hashes a few dozen bytes per node of every generated state, where
+// the library call's dispatch costs as much as the hash.
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 #include "checker/symmetry.h"

@@ -122,6 +122,13 @@ void renumber_records(int voters, ClusterState& s) {
       if (id != 0 && renumber[id - 1] == 0) renumber[id - 1] = static_cast<uint8_t>(++next);
     }
   }
+  // Already in order of first appearance, with every unreferenced slot free (a step that
+  // appends, drops or reorders no record, the common case): nothing to move. This path
+  // is most of the time of a settle, and settle runs once per generated state.
+  bool in_order = true;
+  for (int i = 0; i < kMaxMetadataRecords && in_order; ++i)
+    in_order = i < next ? renumber[i] == i + 1 : s.records[i].decision == 0;
+  if (in_order) return;
   MetadataRecord old[kMaxMetadataRecords];
   std::memcpy(static_cast<void*>(old), s.records, sizeof old);
   std::memset(static_cast<void*>(s.records), 0, sizeof s.records);
