@@ -15,13 +15,25 @@ namespace {
 
 using spec::ActionKind;
 
-// FaultsBegin::AfterAck as a filter on the enabled actions: until a record is
-// acknowledged, no fault and no ISR shrink, so the record is acknowledged by the whole
-// partition (its first leader, the full ISR). From then on, everything the model does:
-// in particular followers may fall behind and leave the ISR before any fault, which is
-// the hazard KIP-966 closes.
-struct FaultsAfterAck {
+// The premises as a filter on the enabled actions.
+//
+// FaultsBegin::AfterAck: until a record is acknowledged, no fault and no ISR shrink, so
+// the record is acknowledged by the whole partition (its first leader, the full ISR).
+// From then on, everything the model does: in particular followers may fall behind and
+// leave the ISR before any fault, which is the hazard KIP-966 closes.
+//
+// only_copy_losses: a node stop is a power loss or a disk loss, never a kill -9 or a
+// clean shutdown, which keep the log (a restart is not a stop and stays allowed).
+struct Premise {
+  bool after_ack = false;
+  bool only_copy_losses = false;
+
   bool operator()(const spec::Config& c, const spec::State& s, const spec::Action& a) const {
+    if (only_copy_losses && a.kind == ActionKind::Crash) {
+      const auto kind = static_cast<spec::StopKind>(a.arg);
+      if (kind != spec::StopKind::Power && kind != spec::StopKind::Disk) return false;
+    }
+    if (!after_ack) return true;
     if (a.kind != ActionKind::Crash && a.kind != ActionKind::Cut && a.kind != ActionKind::ShrinkIsr) return true;
     for (int k = 0; k < c.bounds.max_records; ++k) {
       if (s.producer.outcome[k] == static_cast<uint8_t>(spec::SendOutcome::Acked)) return true;
@@ -84,8 +96,9 @@ bool parse_faults_begin(std::string_view name, FaultsBegin& out) {
 
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {
   const spec::PartitionModel model(config);
-  if (options.faults_begin == FaultsBegin::AfterAck) {
-    const RestrictedModel<FaultsAfterAck> restricted(config, FaultsAfterAck{});
+  const Premise premise{options.faults_begin == FaultsBegin::AfterAck, options.only_copy_losses};
+  if (premise.after_ack || premise.only_copy_losses) {
+    const RestrictedModel<Premise> restricted(config, premise);
     return search(restricted, model, options);
   }
   return search(model, model, options);
