@@ -245,6 +245,7 @@ void compute_row(const MatrixOptions& options, RowResult& r, bool& interrupted) 
   verify_options.por = options.copies_lost_por;
   verify_options.faults_begin = FaultsBegin::AfterAck;
   verify_options.only_copy_losses = true;
+  verify_options.first_ack_only = true;
   r.searches.clear();
   for (int k = 1; k <= r.row.replication_factor; ++k) {
     const spec::Config config = copies_lost_config(options.base, options.overrides, r.row, k);

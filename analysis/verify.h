@@ -45,6 +45,12 @@ struct VerifyOptions {
   // (`isrcheck matrix`'s "copies lost" column, docs/matrix.md). The budget's own kinds
   // still apply (faults.max_lossy_crashes, faults.max_disk_losses).
   bool only_copy_losses = false;
+  // no-acked-loss and no-committed-loss-globally judge only the first acknowledged write
+  // (the smallest acknowledged record id: records are sent one at a time in id order, so
+  // acknowledgements come in id order). With faults_begin=after-ack that is the write
+  // acknowledged by the full ISR; later records may be acknowledged by a smaller ISR,
+  // which is another question. The configuration may enable no other property.
+  bool first_ack_only = false;
   bool por = false;           // partial-order reduction (checker/por.h): same verdict, fewer states
 };
 
