@@ -42,7 +42,8 @@ struct MatrixCommandOptions {
   std::string failures = "0-2";
   std::string por = "off";
   // The copies-lost column (docs/matrix.md, "The copies-lost column"): on by default,
-  // since it adds about a fifth to the default sweep's time (measured there).
+  // since it adds about a quarter to the default sweep's first run and nothing to a
+  // cached re-run (measured there).
   std::string copies_lost = "on";
   std::string lossy = "off,on";
   int jobs = 2;
