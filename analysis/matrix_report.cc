@@ -456,7 +456,9 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
         const std::string code = html_escape(copies_code(*r, true));
         const std::string title = html_escape(r->row.row_label() + ": copies lost");
         if (r->verdict == CopiesLost::Found) {
-          const char* cls = r->copies == 1 ? "red" : r->copies < r->row.replication_factor ? "unavailable" : "ok";
+          // By how much of the partition must go: all of it (the most any RF allows, RF 1's
+          // single copy included) is green, a single copy of several red.
+          const char* cls = r->copies >= r->row.replication_factor ? "ok" : r->copies == 1 ? "red" : "unavailable";
           out << "<td class=\"copies " << cls << "\" title=\"" << title << "\"><a href=\"#" << r->row.row_id()
               << "-copies-lost\">" << code << "</a></td>";
         } else if (r->verdict == CopiesLost::None) {

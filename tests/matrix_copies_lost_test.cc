@@ -148,6 +148,15 @@ TEST(CopiesLost, TheDefaultBoundsRows) {
   EXPECT_EQ(count_prefix(action_names(r.rows[0].trace), "ShrinkIsr("), 1u) << "the new leader drops the follower";
   EXPECT_EQ(r.rows[0].loss(), "acked-loss");
   EXPECT_EQ(r.rows_incomplete, 0);
+  // The HTML colours by the share of the partition that must go: 2 of 3 amber, 1 of 3
+  // red, 1 of 1 and 2 of 2 green.
+  const std::string html = isr::analysis::render_matrix_html(r);
+  const char* classes[] = {"copies unavailable", "copies ok", "copies red", "copies ok"};
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    EXPECT_NE(html.find("<td class=\"" + std::string(classes[i]) + "\" title=\"" + r.rows[i].row.row_label()),
+              std::string::npos)
+        << r.rows[i].row.row_label();
+  }
 }
 
 // The premise holds kill -9 back: it keeps the page cache, so it is not a lost copy.
@@ -311,7 +320,10 @@ TEST(CopiesLost, ReportsCarryTheColumn) {
   EXPECT_NE(html.find("<th>copies lost</th>"), std::string::npos);
   for (const RowResult& x : r.rows) {
     const std::string anchor = x.row.row_id() + "-copies-lost";
-    EXPECT_NE(html.find("<a href=\"#" + anchor + "\">2 GONE/5</a>"), std::string::npos) << anchor;
+    EXPECT_NE(html.find("<td class=\"copies ok\" title=\"" + x.row.row_label() + ": copies lost\"><a href=\"#" +
+                        anchor + "\">2 GONE/5</a>"),
+              std::string::npos)
+        << anchor << ": both copies of RF 2 must go (green)";
     EXPECT_NE(html.find("id=\"" + anchor + "\""), std::string::npos) << anchor;
   }
   // A diagram per red (or gone) cell, and one per row's trace.
