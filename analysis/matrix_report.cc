@@ -139,13 +139,6 @@ std::string summary_line(const MatrixResult& result) {
 std::string legend(bool markdown, bool copies_lost) {
   const std::string b = markdown ? "`" : "";
   std::string s;
-  if (copies_lost) {
-    s += "Copies lost (per row; a write acknowledged by the full ISR, then only power losses of the unflushed "
-         "suffix and disk losses, with restarts): " + b + "k LOSS/n" + b + " or " + b + "k GONE/n" + b +
-         " k lost copies can lose it and k-1 cannot (LOSS: a leader serves without it; GONE: it is on no "
-         "replica; shortest trace n steps); " + b + "none<=r" + b + " no r copies lose it; " + b + ">=k ?" + b +
-         " k-1 cannot, k is incomplete (state limit).\n";
-  }
   s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
        " no acked write lost; " + b + "LOSS/n" + b + " an acked write is lost, shortest trace n steps; " + b +
        "GONE/n" + b + " an acked write is on no replica any more (no-committed-loss-globally, trace "
@@ -156,6 +149,13 @@ std::string legend(bool markdown, bool copies_lost) {
        " no-eligible-leader; " + b + "NCQ" + b + " no-controller-quorum; " + b + "?" + b + " incomplete.\n";
   s += "Columns: f failures, \"kill\" keeps the page cache (kill -9), \"lossy\" drops the unflushed suffix "
        "(power loss).\n";
+  if (copies_lost) {
+    s += "Copies lost (per row; a write acknowledged by the full ISR, then only power losses of the unflushed "
+         "suffix and disk losses, with restarts): " + b + "k LOSS/n" + b + " or " + b + "k GONE/n" + b +
+         " k lost copies can lose it and k-1 cannot (LOSS: a leader serves without it; GONE: it is on no "
+         "replica; shortest trace n steps); " + b + "none<=r" + b + " no r copies lose it; " + b + ">=k ?" + b +
+         " k-1 cannot, k is incomplete (state limit).\n";
+  }
   return s;
 }
 
