@@ -9,6 +9,11 @@
 // the cell's resolved configuration and a salt that changes with the model, so that a
 // re-run only computes what changed.
 //
+// Per row of the grid (a configuration without its failure scenario) the matrix can also
+// answer "how many copies of a write acknowledged by the full ISR must be lost before it
+// can be lost?" (the "copies lost" column): searches with k = 1, 2, ... power or disk
+// losses after the acknowledgement, up to the first that loses the write.
+//
 // Output (text, markdown, JSON, HTML) lives in matrix_report.cc; the command line in
 // cli/cmd_matrix.cc; docs/matrix.md explains the sweep and its bounds.
 #pragma once
@@ -23,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/bfs_types.h"
 #include "spec/config.h"
 
 namespace isr::analysis {
@@ -43,6 +49,10 @@ struct MatrixCell {
   std::string id() const;
   // "RF 3, min ISR 2, acks=all, unclean off, ELR on, combined, 2 lossy failures".
   std::string label() const;
+  // The cell's row, without the failure scenario: "rf3-isr2-acksall-clean-elr-combined"
+  // and "RF 3, min ISR 2, acks=all, unclean off, ELR on, combined".
+  std::string row_id() const;
+  std::string row_label() const;
 };
 
 // The values of each swept dimension. min ISR and failures depend on the replication
@@ -76,6 +86,14 @@ std::vector<MatrixCell> expand_matrix(const MatrixDimensions& dimensions);
 // an override sets a key the matrix controls.
 spec::Config matrix_cell_config(const nlohmann::json& base, const std::vector<std::string>& overrides,
                                 const MatrixCell& cell);
+
+// The configuration of the "copies lost" search with `copies` lost copies for the row of
+// `row` (its failure scenario is ignored): the row's configuration as a cell's, with the
+// fault budget faults.max_crashes = max_lossy_crashes = max_disk_losses = `copies`
+// (no clean shutdowns, cuts or pauses). The search runs it with faults_begin=after-ack
+// and only_copy_losses (analysis/verify.h): every stop is a power or a disk loss.
+spec::Config copies_lost_config(const nlohmann::json& base, const std::vector<std::string>& overrides,
+                                const MatrixCell& row, int copies);
 
 // The configuration keys the matrix sets per cell (an override of one is an error).
 const std::vector<std::string>& matrix_controlled_keys();
@@ -114,12 +132,51 @@ struct CellResult {
   bool gone() const { return durability == Durability::DataGone; }
 };
 
+// "How many copies of an acknowledged write must be lost before it can be lost?" for one
+// row (docs/matrix.md, "The copies-lost column").
+enum class CopiesLost {
+  Found,       // `copies` lost copies can lose it, and fewer cannot
+  None,        // no k <= RF loses it
+  Incomplete,  // k < `copies` cannot lose it; the search with `copies` reached the state limit
+};
+// "found", "none", "incomplete"
+std::string_view copies_lost_name(CopiesLost c);
+
+// One search of the column: at most `copies` lost copies after the acknowledgement.
+struct CopiesLostSearch {
+  int copies = 0;
+  checker::Verdict verdict = checker::Verdict::Holds;
+  uint64_t distinct_states = 0;
+  double seconds = 0;
+  std::vector<std::string> bounds_reached;
+};
+
+struct RowResult {
+  MatrixCell row;       // failures = 0: the row's dimensions
+  std::string key;      // the cache key (hex)
+  nlohmann::json config;  // the resolved configuration of the deciding (last) search
+  CopiesLost verdict = CopiesLost::Incomplete;
+  int copies = 0;       // Found: the smallest k; Incomplete: the k whose search was cut
+  std::string property;  // Found: the property violated (no-acked-loss or no-committed-loss-globally)
+  nlohmann::json trace;  // Found: the shortest trace losing the write (trace v1)
+  int trace_steps = 0;
+  std::vector<CopiesLostSearch> searches;  // k = 1, 2, ... up to the deciding one
+  bool from_cache = false;
+
+  uint64_t distinct_states() const;  // over all its searches
+  double seconds() const;
+  // "acked-loss" (a leader served without it) or "data-gone" (it is on no replica).
+  std::string_view loss() const;
+};
+
 struct MatrixProgress {
   int done = 0;
   int total = 0;
   int red = 0;
   int incomplete = 0;
   int cache_hits = 0;
+  int rows_done = 0;   // rows whose copies-lost column is decided
+  int rows_total = 0;  // 0: the column is off
   double seconds = 0;
 };
 
@@ -130,6 +187,11 @@ struct MatrixOptions {
   uint64_t max_states = 1'000'000;  // per cell and per analysis; 0: no limit
   bool availability = true;      // also run the availability analysis per cell
   bool por = false;              // partial-order reduction in the durability searches (checker/por.h)
+  // The copies-lost column: one RowResult per row. Its searches use partial-order
+  // reduction when copies_lost_por (the reduction keeps verdicts and shortest traces of
+  // the Kafka models, docs/checker.md); off only to cross-check it.
+  bool copies_lost = false;
+  bool copies_lost_por = true;
   std::string cache_dir;         // empty: no cache
   // Mixed into every cache key. Empty: matrix_model_salt().
   std::string salt;
@@ -139,6 +201,7 @@ struct MatrixOptions {
 
 struct MatrixResult {
   std::vector<CellResult> cells;  // in the order of the cells given
+  std::vector<RowResult> rows;    // copies lost, one per row in order of first appearance (when on)
   int computed = 0;               // cells checked in this run
   int cache_hits = 0;             // cells read from the cache
   int red = 0;
@@ -147,6 +210,10 @@ struct MatrixResult {
   bool interrupted = false;
   double seconds = 0;
   bool availability = true;       // whether availability was analysed
+  bool copies_lost = false;       // whether the copies-lost column was computed
+  int rows_incomplete = 0;        // rows whose copies-lost search reached the state limit
+  int rows_computed = 0;
+  int rows_from_cache = 0;
   uint64_t max_states = 0;
 };
 

@@ -1,6 +1,8 @@
 // Reports of the configuration matrix (see matrix.h): a grid with one row per
 // configuration (RF, min ISR, acks, unclean, ELR, placement) and one column per failure
-// scenario (f failures, lossy or not), as text, Markdown, JSON and self-contained HTML.
+// scenario (f failures, lossy or not), and, when computed, a last column per row: how
+// many copies of an acknowledged write must be lost before it can be lost; as text,
+// Markdown, JSON and self-contained HTML.
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -93,17 +95,48 @@ std::string cell_code(const CellResult& r) {
   return s;
 }
 
+// The row of each copies-lost result, by row id.
+std::map<std::string, const RowResult*> rows_by_id(const MatrixResult& result) {
+  std::map<std::string, const RowResult*> rows;
+  for (const RowResult& r : result.rows) rows[r.row.row_id()] = &r;
+  return rows;
+}
+
+// "3 GONE/8" (3 lost copies can lose it, shortest trace 8 steps, data on no replica),
+// "1 LOSS/16" (a leader served without it), "none<=3", ">=2 ?" (1 cannot lose it, the
+// search with 2 reached the state limit), "?" (the first search did).
+std::string copies_code(const RowResult& r, bool html) {
+  switch (r.verdict) {
+    case CopiesLost::Found:
+      return std::to_string(r.copies) + (r.loss() == durability_name(Durability::AckedLoss) ? " LOSS/" : " GONE/") +
+             std::to_string(r.trace_steps);
+    case CopiesLost::None:
+      return std::string(html ? "none \u2264 " : "none<=") + std::to_string(r.row.replication_factor);
+    case CopiesLost::Incomplete:
+      if (r.copies <= 1) return "?";
+      return std::string(html ? "\u2265" : ">=") + std::to_string(r.copies) + " ?";
+  }
+  return "?";
+}
+
+constexpr const char* kCopiesTitle = "copies lost";
+
 std::string summary_line(const MatrixResult& result) {
   std::string s = std::to_string(result.cells.size()) + " cells: " + std::to_string(result.red) +
                   " red (acked loss), " + (result.gone > 0 ? std::to_string(result.gone) + " data gone, " : "") +
                   std::to_string(result.incomplete) + " incomplete; " +
                   std::to_string(result.computed) + " computed, " + std::to_string(result.cache_hits) +
                   " from the cache; " + fixed(result.seconds, 1) + " s";
+  if (result.copies_lost) {
+    s += "; copies lost: " + std::to_string(result.rows.size()) + " rows, " +
+         std::to_string(result.rows_incomplete) + " incomplete, " + std::to_string(result.rows_computed) +
+         " computed, " + std::to_string(result.rows_from_cache) + " from the cache";
+  }
   if (result.interrupted) s += "; INTERRUPTED (unfinished cells are incomplete)";
   return s;
 }
 
-std::string legend(bool markdown) {
+std::string legend(bool markdown, bool copies_lost) {
   const std::string b = markdown ? "`" : "";
   std::string s;
   s += "Durability (no-acked-loss, exhaustive, at most f node stops with restarts): " + b + "ok" + b +
@@ -116,6 +149,13 @@ std::string legend(bool markdown) {
        " no-eligible-leader; " + b + "NCQ" + b + " no-controller-quorum; " + b + "?" + b + " incomplete.\n";
   s += "Columns: f failures, \"kill\" keeps the page cache (kill -9), \"lossy\" drops the unflushed suffix "
        "(power loss).\n";
+  if (copies_lost) {
+    s += "Copies lost (per row; a write acknowledged by the full ISR, then only power losses of the unflushed "
+         "suffix and disk losses, with restarts): " + b + "k LOSS/n" + b + " or " + b + "k GONE/n" + b +
+         " k lost copies can lose it and k-1 cannot (LOSS: a leader serves without it; GONE: it is on no "
+         "replica; shortest trace n steps); " + b + "none<=r" + b + " no r copies lose it; " + b + ">=k ?" + b +
+         " k-1 cannot, k is incomplete (state limit).\n";
+  }
   return s;
 }
 
@@ -138,8 +178,10 @@ std::string html_escape(std::string_view text) {
 
 std::string render_matrix_table(const MatrixResult& result, MatrixFormat format) {
   const Grid g = grid_of(result);
+  const auto copies = rows_by_id(result);
   std::vector<std::string> header = row_titles();
   for (const auto& c : g.columns) header.push_back(column_title(c));
+  if (result.copies_lost) header.push_back(kCopiesTitle);
   std::vector<std::vector<std::string>> rows;
   for (const RowKey& row : g.rows) {
     std::vector<std::string> line;
@@ -156,6 +198,17 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
         }
       }
       line.push_back(it == g.at.end() ? "-" : cell_code(*it->second));
+    }
+    if (result.copies_lost) {
+      std::string code = "-";
+      for (const ColumnKey& any : g.columns) {
+        const auto cell = g.at.find({row, any});
+        if (cell == g.at.end()) continue;
+        const auto r = copies.find(cell->second->cell.row_id());
+        if (r != copies.end()) code = copies_code(*r->second, false);
+        break;
+      }
+      line.push_back(code);
     }
     rows.push_back(std::move(line));
   }
@@ -177,7 +230,7 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
       }
       emit(line);
     }
-    out << "\n" << legend(true) << "\n" << summary_line(result) << "\n";
+    out << "\n" << legend(true, result.copies_lost) << "\n" << summary_line(result) << "\n";
     return out.str();
   }
 
@@ -200,7 +253,7 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
   for (size_t w : width) rule.emplace_back(w, '-');
   emit(rule);
   for (const auto& line : rows) emit(line);
-  out << "\n" << legend(false) << summary_line(result) << "\n";
+  out << "\n" << legend(false, result.copies_lost) << summary_line(result) << "\n";
   return out.str();
 }
 
@@ -237,10 +290,53 @@ json matrix_to_json(const MatrixResult& result) {
     }
     cells.push_back(std::move(cell));
   }
-  return json{{"format", "isrcheck-matrix"},
+  json rows = json::array();
+  for (const RowResult& r : result.rows) {
+    const MatrixCell& c = r.row;
+    json searches = json::array();
+    for (const CopiesLostSearch& k : r.searches) {
+      searches.push_back({{"copies", k.copies},
+                          {"verdict", checker::verdict_name(k.verdict)},
+                          {"distinct_states", k.distinct_states},
+                          {"seconds", k.seconds},
+                          {"bounds_reached", k.bounds_reached}});
+    }
+    json copies = {{"verdict", copies_lost_name(r.verdict)},
+                   {"distinct_states", r.distinct_states()},
+                   {"seconds", r.seconds()},
+                   {"searches", std::move(searches)},
+                   {"config", r.config},
+                   {"cache_key", r.key},
+                   {"from_cache", r.from_cache}};
+    switch (r.verdict) {
+      case CopiesLost::Found:
+        copies["copies"] = r.copies;
+        copies["loss"] = r.loss();
+        copies["property"] = r.property;
+        copies["trace_steps"] = r.trace_steps;
+        copies["trace"] = r.trace;
+        break;
+      case CopiesLost::None: copies["copies"] = nullptr; break;
+      case CopiesLost::Incomplete:
+        // k - 1 lost copies cannot lose the write; k or more are undecided.
+        copies["copies"] = nullptr;
+        copies["at_least"] = r.copies;
+        break;
+    }
+    rows.push_back({{"id", c.row_id()},
+                    {"replication_factor", c.replication_factor},
+                    {"min_insync_replicas", c.min_isr},
+                    {"acks", spec::acks_name(c.acks)},
+                    {"unclean_leader_election", c.unclean},
+                    {"eligible_leader_replicas", c.elr},
+                    {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"},
+                    {"copies_lost", std::move(copies)}});
+  }
+  json document = {{"format", "isrcheck-matrix"},
               {"version", 1},
               {"max_states_per_cell", result.max_states},
               {"availability", result.availability},
+              {"copies_lost", result.copies_lost},
               {"summary",
                {{"cells", result.cells.size()},
                 {"red", result.red},
@@ -251,6 +347,14 @@ json matrix_to_json(const MatrixResult& result) {
                 {"interrupted", result.interrupted},
                 {"seconds", result.seconds}}},
               {"cells", std::move(cells)}};
+  if (result.copies_lost) {
+    document["summary"]["rows"] = result.rows.size();
+    document["summary"]["rows_incomplete"] = result.rows_incomplete;
+    document["summary"]["rows_computed"] = result.rows_computed;
+    document["summary"]["rows_from_cache"] = result.rows_from_cache;
+    document["rows"] = std::move(rows);
+  }
+  return document;
 }
 
 std::string render_matrix_html(const MatrixResult& result, std::string_view mermaid_js) {
@@ -277,6 +381,8 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
          "td.gone { background: #d9c2f0; font-weight: bold; }\n"
          "td.gone a { color: #4b1a7a; }\n"
          "td.incomplete { background: #ddd; color: #555; }\n"
+         "td.copies { border-left: 3px solid #888; }\n"
+         "td.copies a { color: inherit; }\n"
          "pre { background: #f6f6f6; border: 1px solid #ddd; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }\n"
          "pre.legend-text { white-space: pre-wrap; }\n"
          "section.trace { border-top: 2px solid #c33; margin-top: 2em; }\n"
@@ -288,11 +394,19 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
          "<span style=\"background:#f3a3a3\">acked write lost (click for the trace)</span>"
          "<span style=\"background:#d9c2f0\">no acked loss seen, but the data is on no replica (click)</span>"
          "<span style=\"background:#ddd\">incomplete (state limit)</span></p>\n";
-  out << "<pre class=\"legend-text\">" << html_escape(legend(false)) << "</pre>\n";
+  out << "<pre class=\"legend-text\">" << html_escape(legend(false, result.copies_lost)) << "</pre>\n";
 
+  if (result.copies_lost) {
+    out << "<p class=\"legend\">copies lost: <span style=\"background:#c8ecc8\">all RF copies (or none)</span>"
+           "<span style=\"background:#fbe7a6\">fewer than RF, more than one</span>"
+           "<span style=\"background:#f3a3a3\">one lost copy loses it</span>"
+           "<span style=\"background:#ddd\">incomplete</span> (click a number for the trace)</p>\n";
+  }
+  const auto copies = rows_by_id(result);
   out << "<table class=\"grid\">\n<tr>";
   for (const auto& t : row_titles()) out << "<th>" << html_escape(t) << "</th>";
   for (const auto& c : g.columns) out << "<th>" << html_escape(column_title(c)) << "</th>";
+  if (result.copies_lost) out << "<th>" << kCopiesTitle << "</th>";
   out << "</tr>\n";
   for (const RowKey& row : g.rows) {
     out << "<tr>";
@@ -327,6 +441,33 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
         out << "<td class=\"ok\" title=\"" << title << "\">" << code << "</td>";
       }
     }
+    if (result.copies_lost) {
+      const RowResult* r = nullptr;
+      for (const ColumnKey& any : g.columns) {
+        const auto cell = g.at.find({row, any});
+        if (cell == g.at.end()) continue;
+        const auto it = copies.find(cell->second->cell.row_id());
+        if (it != copies.end()) r = it->second;
+        break;
+      }
+      if (r == nullptr) {
+        out << "<td class=\"copies\">-</td>";
+      } else {
+        const std::string code = html_escape(copies_code(*r, true));
+        const std::string title = html_escape(r->row.row_label() + ": copies lost");
+        if (r->verdict == CopiesLost::Found) {
+          // By how much of the partition must go: all of it (the most any RF allows, RF 1's
+          // single copy included) is green, a single copy of several red.
+          const char* cls = r->copies >= r->row.replication_factor ? "ok" : r->copies == 1 ? "red" : "unavailable";
+          out << "<td class=\"copies " << cls << "\" title=\"" << title << "\"><a href=\"#" << r->row.row_id()
+              << "-copies-lost\">" << code << "</a></td>";
+        } else if (r->verdict == CopiesLost::None) {
+          out << "<td class=\"copies ok\" title=\"" << title << "\">" << code << "</td>";
+        } else {
+          out << "<td class=\"copies incomplete\" title=\"" << title << "\">" << code << "</td>";
+        }
+      }
+    }
     out << "</tr>\n";
   }
   out << "</table>\n";
@@ -357,6 +498,32 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
         << "</pre></details>\n</section>\n";
   }
   if (shown == 0) out << "<p>No cell loses an acknowledged write, and none loses its data.</p>\n";
+  if (result.copies_lost) {
+    out << "<h2>Copies lost</h2>\n<p>Per row: a write acknowledged by the full ISR, then only power losses "
+           "(unflushed suffix dropped) and disk losses, with restarts; the smallest number of lost copies that "
+           "can lose it, with its shortest trace.</p>\n";
+    for (const RowResult& r : result.rows) {
+      if (r.verdict != CopiesLost::Found) continue;
+      out << "<section class=\"trace\" id=\"" << r.row.row_id() << "-copies-lost\">\n<h3>"
+          << html_escape(r.row.row_label()) << ": " << r.copies << (r.copies == 1 ? " copy" : " copies")
+          << " lost</h3>\n<p>" << (r.copies == 1 ? "One lost copy" : std::to_string(r.copies) + " lost copies")
+          << " after the acknowledgement " << (r.loss() == durability_name(Durability::AckedLoss)
+                                                 ? "let a leader serve without the write (no-acked-loss)"
+                                                 : "leave the write on no replica (no-committed-loss-globally)")
+          << " in " << r.trace_steps << " steps (shortest trace, exhaustive search); "
+          << (r.copies == 1 ? "nothing fewer is possible" : "no search with fewer lost copies loses it")
+          << ".</p>\n";
+      try {
+        out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
+        out << "<details open><summary>Step by step</summary>\n<pre>"
+            << html_escape(counterexamples::render_text(r.trace)) << "</pre></details>\n";
+      } catch (const std::exception& e) {
+        out << "<pre>the trace could not be rendered: " << html_escape(e.what()) << "</pre>\n";
+      }
+      out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
+          << "</pre></details>\n</section>\n";
+    }
+  }
   if (mermaid_js.empty()) {
     out << "</body>\n</html>\n";
     return out.str();

@@ -46,6 +46,14 @@ class RestrictedModel {
     }
   }
 
+  // The same restriction, judged by `properties` instead of the model's (a premise that
+  // also narrows what is checked, e.g. "the write acknowledged by the full ISR" of the
+  // copies-lost analysis, analysis/verify.cc). A violation of one of them must also
+  // violate the model's property of the same name, so that its trace replays on the
+  // unrestricted model.
+  RestrictedModel(const spec::Config& config, Allow allow, std::vector<Property> properties)
+      : inner_(config), allow_(std::move(allow)), properties_(std::move(properties)) {}
+
   const spec::PartitionModel& inner() const { return inner_; }
   const spec::Config& config() const { return inner_.config(); }
 

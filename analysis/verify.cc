@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "analysis/restricted_model.h"
+#include "spec/queries.h"
 #include "checker/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
@@ -15,13 +16,25 @@ namespace {
 
 using spec::ActionKind;
 
-// FaultsBegin::AfterAck as a filter on the enabled actions: until a record is
-// acknowledged, no fault and no ISR shrink, so the record is acknowledged by the whole
-// partition (its first leader, the full ISR). From then on, everything the model does:
-// in particular followers may fall behind and leave the ISR before any fault, which is
-// the hazard KIP-966 closes.
-struct FaultsAfterAck {
+// The premises as a filter on the enabled actions.
+//
+// FaultsBegin::AfterAck: until a record is acknowledged, no fault and no ISR shrink, so
+// the record is acknowledged by the whole partition (its first leader, the full ISR).
+// From then on, everything the model does: in particular followers may fall behind and
+// leave the ISR before any fault, which is the hazard KIP-966 closes.
+//
+// only_copy_losses: a node stop is a power loss or a disk loss, never a kill -9 or a
+// clean shutdown, which keep the log (a restart is not a stop and stays allowed).
+struct Premise {
+  bool after_ack = false;
+  bool only_copy_losses = false;
+
   bool operator()(const spec::Config& c, const spec::State& s, const spec::Action& a) const {
+    if (only_copy_losses && a.kind == ActionKind::Crash) {
+      const auto kind = static_cast<spec::StopKind>(a.arg);
+      if (kind != spec::StopKind::Power && kind != spec::StopKind::Disk) return false;
+    }
+    if (!after_ack) return true;
     if (a.kind != ActionKind::Crash && a.kind != ActionKind::Cut && a.kind != ActionKind::ShrinkIsr) return true;
     for (int k = 0; k < c.bounds.max_records; ++k) {
       if (s.producer.outcome[k] == static_cast<uint8_t>(spec::SendOutcome::Acked)) return true;
@@ -29,6 +42,60 @@ struct FaultsAfterAck {
     return false;
   }
 };
+
+// The first acknowledged record (0: none yet). Records are sent in id order with one in
+// flight (max.in.flight.requests=1, spec/produce.cc), and a record's outcome is final
+// before the next is sent, so the first acknowledged is the smallest acknowledged id.
+int first_acked(const spec::Config& c, const spec::State& s) {
+  for (int k = 1; k <= c.bounds.max_records; ++k) {
+    if (s.producer.outcome[k - 1] == static_cast<uint8_t>(spec::SendOutcome::Acked)) return k;
+  }
+  return 0;
+}
+
+bool log_has(const spec::ReplicaState& r, int record) {
+  for (int i = 0; i < r.leo; ++i) {
+    if (r.log[i].record == record) return true;
+  }
+  return false;
+}
+
+// no-acked-loss and no-committed-loss-globally (properties/durability.cc) for the first
+// acknowledged write alone: each violation violates the catalogue's property too.
+template <class M>
+bool first_write_on_leader(const M& m, const spec::State& s) {
+  const int k = first_acked(m.config(), s);
+  const int l = spec::rules::active_leader(s);
+  return k == 0 || l < 0 || log_has(s.replicas[l], k);
+}
+
+template <class M>
+bool first_write_on_a_replica(const M& m, const spec::State& s) {
+  const int k = first_acked(m.config(), s);
+  if (k == 0) return true;
+  for (int r = 0; r < m.config().replication_factor; ++r) {
+    if (log_has(s.replicas[r], k)) return true;
+  }
+  return false;
+}
+
+template <class M>
+std::vector<checker::Property<spec::State, M>> first_ack_properties(const spec::Config& config) {
+  std::vector<checker::Property<spec::State, M>> out;
+  for (const std::string& name : config.properties) {
+    if (name == "no-acked-loss") {
+      out.push_back({"no-acked-loss", "the first acknowledged write stays in the log of every later leader",
+                     &first_write_on_leader<M>});
+    } else if (name == "no-committed-loss-globally") {
+      out.push_back({"no-committed-loss-globally", "the first acknowledged write is still on at least one replica",
+                     &first_write_on_a_replica<M>});
+    } else {
+      throw std::invalid_argument("first_ack_only judges no-acked-loss and no-committed-loss-globally only, not " +
+                                  name);
+    }
+  }
+  return out;
+}
 
 template <class M>
 VerifyOutcome search(const M& model, const spec::PartitionModel& full, const VerifyOptions& options) {
@@ -84,8 +151,14 @@ bool parse_faults_begin(std::string_view name, FaultsBegin& out) {
 
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {
   const spec::PartitionModel model(config);
-  if (options.faults_begin == FaultsBegin::AfterAck) {
-    const RestrictedModel<FaultsAfterAck> restricted(config, FaultsAfterAck{});
+  const Premise premise{options.faults_begin == FaultsBegin::AfterAck, options.only_copy_losses};
+  if (options.first_ack_only) {
+    using M = RestrictedModel<Premise>;
+    const M restricted(config, premise, first_ack_properties<M>(config));
+    return search(restricted, model, options);
+  }
+  if (premise.after_ack || premise.only_copy_losses) {
+    const RestrictedModel<Premise> restricted(config, premise);
     return search(restricted, model, options);
   }
   return search(model, model, options);

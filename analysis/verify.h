@@ -40,6 +40,17 @@ struct VerifyOptions {
   uint64_t max_memory_bytes = 0;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: stop with verdict Incomplete
   FaultsBegin faults_begin = FaultsBegin::Anytime;
+  // Every node stop is a power loss or a disk loss: kill -9 and clean shutdowns are held
+  // back (analysis/restricted_model.h), so that the fault budget counts lost copies
+  // (`isrcheck matrix`'s "copies lost" column, docs/matrix.md). The budget's own kinds
+  // still apply (faults.max_lossy_crashes, faults.max_disk_losses).
+  bool only_copy_losses = false;
+  // no-acked-loss and no-committed-loss-globally judge only the first acknowledged write
+  // (the smallest acknowledged record id: records are sent one at a time in id order, so
+  // acknowledgements come in id order). With faults_begin=after-ack that is the write
+  // acknowledged by the full ISR; later records may be acknowledged by a smaller ISR,
+  // which is another question. The configuration may enable no other property.
+  bool first_ack_only = false;
   bool por = false;           // partial-order reduction (checker/por.h): same verdict, fewer states
 };
 
@@ -58,7 +69,7 @@ struct VerifyOutcome {
 };
 
 // Runs the exhaustive search over the model of `config` (every property the config
-// enables), restricted by `options.faults_begin`. A counterexample is replayed on the
+// enables), restricted by `options.faults_begin` and `options.only_copy_losses`. A counterexample is replayed on the
 // unrestricted model before it is returned (a restricted path is a path of the model);
 // a trace that does not replay is a bug and throws std::logic_error.
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options = {});

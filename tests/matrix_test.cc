@@ -369,7 +369,7 @@ TEST(MatrixCli, RunsASmallSweepAndRejectsBadFlagsWithExitTwo) {
       {"--elr yes", "--elr"},       {"--placement split", "--placement"},
       {"--failures 8", "--failures"}, {"--lossy 1", "--lossy"}, {"--format html", "--format"},
       {"--jobs 0", "--jobs"},       {"--set faults.max_crashes=2", "faults.max_crashes"},
-      {"--rf 1 --min-isr 2", "--min-isr"},
+      {"--rf 1 --min-isr 2", "--min-isr"}, {"--copies-lost maybe", "--copies-lost"},
   };
   for (const auto& [flags, named] : bad) {
     const auto r = isr::trace_test::run_isrcheck("matrix --no-cache --quiet " + flags);
