@@ -156,6 +156,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   report.por = graph.por;
   report.graph_seconds = graph.build_seconds;
   report.graph_critical_path_seconds = graph.critical_path_seconds;
+  report.graph_sequential_seconds = graph.sequential_seconds;
 
   // The write of a state: the next record the producer has not sent yet. Records are
   // sent in order and `current` never decreases, so "record r acknowledged" is a fixed

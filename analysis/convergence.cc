@@ -61,6 +61,7 @@ ConvergenceReport analyze_convergence(const spec::Config& config, const Converge
   report.por = graph.por;
   report.graph_seconds = graph.build_seconds;
   report.graph_critical_path_seconds = graph.critical_path_seconds;
+  report.graph_sequential_seconds = graph.sequential_seconds;
 
   // Fault-free edges: everything but a node stop or a network cut.
   uint32_t crash_kind = std::numeric_limits<uint32_t>::max(), cut_kind = crash_kind;

@@ -56,6 +56,7 @@ struct ConvergenceReport {
   double seconds = 0;                 // in all: graph_seconds + classify_seconds
   double graph_seconds = 0;           // building the state graph (wall)
   double graph_critical_path_seconds = 0;  // its wall time with an idle core per thread (WorkerPool)
+  double graph_sequential_seconds = 0;     // of which its coordinator's (numbering)
   double classify_seconds = 0;        // the backward searches and the witness (one thread)
   bool por = false;                   // the reduction was in effect
 };

@@ -62,6 +62,7 @@
 #include "checker/fingerprint.h"
 #include "checker/model.h"
 #include "checker/por.h"
+#include "checker/state_blocks.h"
 #include "checker/worker_pool.h"
 
 namespace isr::checker {
@@ -196,7 +197,7 @@ struct StateGraph {
   using Action = typename M::Action;
   static constexpr uint32_t kNoParent = std::numeric_limits<uint32_t>::max();
 
-  std::vector<State> states;             // per vertex, in discovery (BFS) order
+  StateBlocks<State> states;             // per vertex, in discovery (BFS) order
   VertexIndex index;                     // key (canonical with symmetry, cleared with por) -> vertex
   std::vector<StateGraphEdge> edges;     // grouped by source, sources in vertex order,
                                          // each source's edges in action order
@@ -221,6 +222,7 @@ struct StateGraph {
   // Sum over the parallel phases of the largest CPU time one worker spent in it, plus the
   // coordinator's CPU time: the wall time with one idle core per worker (WorkerPool).
   double critical_path_seconds = 0;
+  double sequential_seconds = 0;  // the coordinator's CPU time in it (numbering; all of it with one thread)
 
   size_t vertex_count() const { return states.size(); }
   size_t edge_count() const { return edges.size(); }
@@ -363,8 +365,8 @@ class Builder {
       number(hi);
       materialize(hi);
     }
-    g_.critical_path_seconds = (pool ? pool->critical_path_seconds() : 0) +
-                               WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    g_.sequential_seconds = WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    g_.critical_path_seconds = (pool ? pool->critical_path_seconds() : 0) + g_.sequential_seconds;
     g_.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(g_);
   }
@@ -517,7 +519,7 @@ class Builder {
   // Phase 3: the states of the vertices numbered by the last number(), from `first` on.
   void materialize(size_t first) {
     if (fresh_.empty()) return;
-    g_.states.resize(first + fresh_.size());
+    g_.states.grow_uninitialized(first + fresh_.size());
     std::atomic<size_t> next{0};
     const size_t n = fresh_.size();
     const size_t chunk = chunk_size(n);
