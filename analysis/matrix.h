@@ -129,7 +129,7 @@ struct MatrixOptions {
   int jobs = 1;                  // cells checked in parallel, one thread each
   uint64_t max_states = 1'000'000;  // per cell and per analysis; 0: no limit
   bool availability = true;      // also run the availability analysis per cell
-  bool por = false;              // partial-order reduction in the durability searches (checker/por.h)
+  bool por = false;              // partial-order reduction in the durability searches and availability graphs (checker/por.h)
   std::string cache_dir;         // empty: no cache
   // Mixed into every cache key. Empty: matrix_model_salt().
   std::string salt;
