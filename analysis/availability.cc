@@ -140,7 +140,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;
   graph_options.por = options.por;
-  graph_options.threads = options.threads;
+  graph_options.threads = std::max(1, options.threads);  // as verify(): 0 or less is one thread
   graph_options.max_states = options.max_states;
   graph_options.interrupt = options.interrupt;
   const checker::StateGraph<FailureScenarioModel> graph = checker::explore_state_graph(model, graph_options);

@@ -3,6 +3,7 @@
 // every reachable state left unmarked is stuck.
 #include "analysis/convergence.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -48,7 +49,7 @@ ConvergenceReport analyze_convergence(const spec::Config& config, const Converge
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;
   graph_options.por = options.por;
-  graph_options.threads = options.threads;
+  graph_options.threads = std::max(1, options.threads);  // as verify(): 0 or less is one thread
   graph_options.max_states = options.max_states;
   const checker::StateGraph<spec::PartitionModel> graph = checker::explore_state_graph(model, graph_options);
   const auto classify_start = std::chrono::steady_clock::now();

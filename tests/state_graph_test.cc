@@ -352,7 +352,7 @@ TEST(ParallelStateGraph, AvailabilityReportsAreTheSameForEveryThreadCount) {
       if (one.verdict != analysis::WriteAvailability::Available) {
         EXPECT_GT(one.witness_steps, 0);
       }
-      for (int threads : {2, 3}) {
+      for (int threads : {2, 3, 0}) {  // 0: one thread, as verify() takes it
         o.threads = threads;
         expect_same_report(one, analysis::analyze_availability(kafka(c.overrides), o));
       }
