@@ -44,7 +44,7 @@ struct AvailabilityOptions {
   bool symmetry = true;   // one vertex per orbit (the classes are invariant under it)
   // Partial-order reduction in the graph (checker/state_graph.h): dead components cleared,
   // irrelevant actions dropped. Same verdict and witness length, fewer states
-  // (docs/claims.md, "Reductions").
+  // (docs/claims.md, "Threads and partial-order reduction").
   bool por = false;
   // Which nodes may fail: "any" node that matters (replicas and voters), or "brokers"
   // only (dedicated controller voters stay up).

@@ -37,9 +37,9 @@
 // taken (states that differ only there are one vertex) and irrelevant actions get no
 // edge. Both keep every question of the form "is a state with property P reachable
 // (along edges of given kinds) from this vertex" for every P that reads no dead
-// component: docs/claims.md ("Reductions") gives the argument. Stubborn sets are never
-// applied here (a model that declares them is expanded fully): their provisos keep
-// invariants, not reachability from every vertex.
+// component: docs/claims.md ("Threads and partial-order reduction") gives the argument.
+// Stubborn sets are never applied here (a model that declares them is expanded fully):
+// their provisos keep invariants, not reachability from every vertex.
 #pragma once
 
 #include <algorithm>
