@@ -5,8 +5,8 @@
 // that have settled states (and that none is unexplained), the length of the witness,
 // and the witness with POR on is a real execution that replays on the partition model.
 // docs/claims.md ("Threads and partial-order reduction") gives the argument; this is
-// the check that the models' declarations meet it. Slow: about 35 CPU seconds (29 s
-// user, 7 s system at a load of 7).
+// the check that the models' declarations meet it. Slow: about 20 CPU seconds (17.7 s
+// user, 2.5 s system; 310 s of wall time at a load of 5-7 on 2 cores).
 #include <algorithm>
 #include <filesystem>
 #include <set>
