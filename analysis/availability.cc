@@ -4,13 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/reverse_graph.hpp>
 
 #include "analysis/restricted_model.h"
 #include "checker/state_graph.h"
@@ -89,26 +85,6 @@ Klass cause(const spec::Config& c, const State& s) {
   return Klass::Unexplained;
 }
 
-// Marks every vertex from which some vertex in `marked` is reachable (reverse BFS on the
-// Boost graph), in place.
-void reverse_reachable(const checker::StateGraphBoost& g, std::vector<char>& marked) {
-  const auto reversed = boost::make_reverse_graph(g);
-  std::deque<size_t> queue;
-  for (size_t v = 0; v < marked.size(); ++v)
-    if (marked[v]) queue.push_back(v);
-  while (!queue.empty()) {
-    const size_t v = queue.front();
-    queue.pop_front();
-    for (auto [e, end] = boost::out_edges(v, reversed); e != end; ++e) {
-      const size_t u = boost::target(*e, reversed);
-      if (!marked[u]) {
-        marked[u] = 1;
-        queue.push_back(u);
-      }
-    }
-  }
-}
-
 int count_failable(const spec::Config& c, bool brokers_only) {
   int n = 0;
   for (int node = 0; node < c.nodes(); ++node) {
@@ -163,10 +139,13 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
 
   checker::StateGraphOptions graph_options;
   graph_options.symmetry = options.symmetry;
+  graph_options.por = options.por;
+  graph_options.threads = std::max(1, options.threads);  // as verify(): 0 or less is one thread
   graph_options.max_states = options.max_states;
   graph_options.interrupt = options.interrupt;
   const checker::StateGraph<FailureScenarioModel> graph = checker::explore_state_graph(model, graph_options);
-  const checker::StateGraphBoost boost_graph = graph.to_boost();
+  const auto classify_start = std::chrono::steady_clock::now();
+  const checker::Predecessors predecessors = graph.predecessors();
   const size_t n = graph.vertex_count();
 
   AvailabilityReport report;
@@ -174,6 +153,10 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   report.graph_edges = graph.edge_count();
   report.complete = graph.complete;
   report.interrupted = graph.interrupted;
+  report.por = graph.por;
+  report.graph_seconds = graph.build_seconds;
+  report.graph_critical_path_seconds = graph.critical_path_seconds;
+  report.graph_sequential_seconds = graph.sequential_seconds;
 
   // The write of a state: the next record the producer has not sent yet. Records are
   // sent in order and `current` never decreases, so "record r acknowledged" is a fixed
@@ -186,7 +169,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     for (size_t v = 0; v < n; ++v) {
       marked[v] = graph.states[v].producer.outcome[r - 1] == static_cast<uint8_t>(spec::SendOutcome::Acked);
     }
-    reverse_reachable(boost_graph, marked);
+    checker::mark_backwards(predecessors, marked);
   }
   // States from which an election or partition change beyond the epoch bounds is
   // reachable: there the model stops enumerating changes Kafka would make.
@@ -196,12 +179,12 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     bound_limited[v] = ctl.leader_epoch >= c.bounds.max_leader_epoch ||
                        ctl.partition_epoch >= c.bounds.max_partition_epoch;
   }
-  reverse_reachable(boost_graph, bound_limited);
+  checker::mark_backwards(predecessors, bound_limited);
   // In an incomplete graph, the states that can reach an unexpanded one have successors
   // the search never saw: their class is unknown.
   std::vector<char> unknown(n, 0);
   for (size_t v = graph.expanded; v < n; ++v) unknown[v] = 1;
-  reverse_reachable(boost_graph, unknown);
+  checker::mark_backwards(predecessors, unknown);
 
   std::vector<Klass> klass(n, Klass::Outside);
   for (size_t v = 0; v < n; ++v) {
@@ -230,22 +213,7 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     if (out_of_verdict(from) || out_of_verdict(to)) continue;
     if (from != to) unsettled[e.source] = 1;
   }
-  {
-    const auto reversed = boost::make_reverse_graph(boost_graph);
-    std::deque<size_t> queue;
-    for (size_t v = 0; v < n; ++v)
-      if (unsettled[v]) queue.push_back(v);
-    while (!queue.empty()) {
-      const size_t v = queue.front();
-      queue.pop_front();
-      for (auto [e, end] = boost::out_edges(v, reversed); e != end; ++e) {
-        const size_t u = boost::target(*e, reversed);
-        if (unsettled[u] || out_of_verdict(klass[u])) continue;
-        unsettled[u] = 1;
-        queue.push_back(u);
-      }
-    }
-  }
+  checker::mark_backwards(predecessors, unsettled, [&](uint32_t u) { return !out_of_verdict(klass[u]); });
 
   for (WriteAvailability a : {WriteAvailability::Available, WriteAvailability::NotEnoughReplicas,
                               WriteAvailability::NoEligibleLeader, WriteAvailability::NoControllerQuorum}) {
@@ -283,7 +251,9 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
     report.witness_steps = static_cast<int>(path.actions.size());
     report.witness_trace = counterexamples::trace_to_json(model, path, "availability");
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto end = std::chrono::steady_clock::now();
+  report.classify_seconds = std::chrono::duration<double>(end - classify_start).count();
+  report.seconds = std::chrono::duration<double>(end - start).count();
   return report;
 }
 

@@ -39,9 +39,13 @@ bool parse_availability(std::string_view name, WriteAvailability& out);
 struct AvailabilityOptions {
   int failures = 1;       // node failures, exactly (the fault budget is set to this)
   bool lossy = false;     // failures are power losses (unflushed suffix lost), not kill -9
-  int threads = 1;        // accepted for symmetry with verify(); the graph is built sequentially
+  int threads = 1;        // workers building the state graph; the report is the same for any count
   uint64_t max_states = 2'000'000;  // graph vertices; beyond it the report is incomplete
   bool symmetry = true;   // one vertex per orbit (the classes are invariant under it)
+  // Partial-order reduction in the graph (checker/state_graph.h): dead components cleared,
+  // irrelevant actions dropped. Same verdict and witness length, fewer states
+  // (docs/claims.md, "Threads and partial-order reduction").
+  bool por = false;
   // Which nodes may fail: "any" node that matters (replicas and voters), or "brokers"
   // only (dedicated controller voters stay up).
   std::string failing_nodes = "any";
@@ -54,7 +58,12 @@ struct AvailabilityReport {
   nlohmann::json witness_trace;  // trace v1 to a settled state of class `verdict`, when not available
   int witness_steps = 0;
   uint64_t graph_states = 0, graph_edges = 0;
-  double seconds = 0;
+  double seconds = 0;            // in all: graph_seconds + classify_seconds
+  double graph_seconds = 0;      // building the state graph (wall)
+  double graph_critical_path_seconds = 0;  // its wall time with an idle core per thread (WorkerPool)
+  double graph_sequential_seconds = 0;     // of which its coordinator's (numbering)
+  double classify_seconds = 0;   // reverse reachability, classes, settledness, witness (one thread)
+  bool por = false;              // the reduction was in effect
   bool complete = true;          // false: the graph hit max_states; the figures are partial
   bool interrupted = false;      // the interrupt stopped the graph (complete is false too)
   uint64_t settled_states = 0;   // sum of states_by_class

@@ -281,6 +281,7 @@ ClaimOutcome prove_claim(const Claim& claim, const ProveOptions& options) {
     o.lossy = a.lossy;
     o.failing_nodes = a.failing_nodes;
     o.threads = options.threads;
+    o.por = options.por;
     o.max_states = claim.max_states != 0 ? claim.max_states : kDefaultAvailabilityStates;
     o.interrupt = options.interrupt;
     const AvailabilityReport r = analyze_availability(claim.resolved, o);

@@ -35,6 +35,10 @@ const char* convergence_verdict_name(ConvergenceVerdict v);
 struct ConvergenceOptions {
   uint64_t max_states = 2'000'000;  // graph vertices; beyond it the verdict is incomplete unless stuck
   bool symmetry = true;             // one vertex per orbit (converged() is invariant under it)
+  int threads = 1;                  // workers building the state graph; the report is the same for any count
+  // Partial-order reduction in the graph (checker/state_graph.h): dead components cleared,
+  // irrelevant actions dropped; the same verdict and witness length (docs/convergence.md).
+  bool por = false;
 };
 
 struct ConvergenceReport {
@@ -49,7 +53,12 @@ struct ConvergenceReport {
   // property "logs-converge", engine "convergence"); null when none.
   nlohmann::json witness_trace;
   int witness_steps = 0;
-  double seconds = 0;
+  double seconds = 0;                 // in all: graph_seconds + classify_seconds
+  double graph_seconds = 0;           // building the state graph (wall)
+  double graph_critical_path_seconds = 0;  // its wall time with an idle core per thread (WorkerPool)
+  double graph_sequential_seconds = 0;     // of which its coordinator's (numbering)
+  double classify_seconds = 0;        // the backward searches and the witness (one thread)
+  bool por = false;                   // the reduction was in effect
 };
 
 // Builds the state graph of `config` (with its fault budget) and decides logs-converge.

@@ -210,6 +210,7 @@ SideResult availability_side(const CorpusEntry& entry, const json& resolved, con
   availability_options.lossy = entry.lossy;
   availability_options.failing_nodes = entry.failing_nodes;
   availability_options.threads = options.threads;
+  availability_options.por = options.por;
   availability_options.interrupt = options.interrupt;
   const AvailabilityReport report = analyze_availability(config, availability_options);
   SideResult r;

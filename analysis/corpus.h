@@ -77,7 +77,7 @@ std::string trace_file_text(const nlohmann::json& trace);
 
 struct RunOptions {
   int threads = 1;  // results do not depend on it
-  bool por = false;  // partial-order reduction (checker/por.h) in the exhaustive searches
+  bool por = false;  // partial-order reduction (checker/por.h) in the exhaustive searches and availability graphs
   const std::atomic<bool>* interrupt = nullptr;  // SIGINT/SIGTERM: searches stop, verdict "incomplete"
 };
 

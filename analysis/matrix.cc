@@ -322,6 +322,7 @@ void compute(const spec::Config& config, const MatrixCell& cell, const MatrixOpt
   availability_options.lossy = cell.lossy;
   availability_options.max_states = options.max_states == 0 ? UINT64_MAX : options.max_states;
   availability_options.failing_nodes = kFailingNodes;
+  availability_options.por = options.por;  // one thread: the cells run in parallel
   availability_options.interrupt = options.interrupt;
   const AvailabilityReport a = analyze_availability(config, availability_options);
   if (a.interrupted) interrupted = true;  // not cached: the cell is unfinished

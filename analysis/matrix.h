@@ -186,7 +186,7 @@ struct MatrixOptions {
   int jobs = 1;                  // cells checked in parallel, one thread each
   uint64_t max_states = 1'000'000;  // per cell and per analysis; 0: no limit
   bool availability = true;      // also run the availability analysis per cell
-  bool por = false;              // partial-order reduction in the durability searches (checker/por.h)
+  bool por = false;              // partial-order reduction in the durability searches and availability graphs (checker/por.h)
   // The copies-lost column: one RowResult per row. Its searches use partial-order
   // reduction when copies_lost_por (the reduction keeps verdicts and shortest traces of
   // the Kafka models, docs/checker.md); off only to cross-check it.

@@ -28,6 +28,8 @@ namespace {
 struct ConvergeOptions {
   ConfigOptions config;
   std::string symmetry = "on";
+  std::string por = "off";
+  int threads = 1;
   uint64_t max_states = 2'000'000;
   std::string json_file;
   std::string trace_file;
@@ -39,6 +41,8 @@ void run_converge(const ConvergeOptions& o) {
   analysis::ConvergenceOptions options;
   options.symmetry = o.symmetry == "on";
   options.max_states = o.max_states;
+  options.por = o.por == "on";
+  options.threads = o.threads;
   const analysis::ConvergenceReport r = analysis::analyze_convergence(config, options);
 
   nlohmann::json report = {{"command", "converge"},
@@ -52,7 +56,13 @@ void run_converge(const ConvergeOptions& o) {
                            {"bound_limited_states", r.bound_limited_states},
                            {"unknown_states", r.unknown_states},
                            {"seconds", r.seconds},
-                           {"options", {{"symmetry", options.symmetry}, {"max_states", options.max_states}}},
+                           {"graph_seconds", r.graph_seconds},
+                           {"classify_seconds", r.classify_seconds},
+                           {"options",
+                            {{"symmetry", options.symmetry},
+                             {"por", r.por},
+                             {"threads", options.threads},
+                             {"max_states", options.max_states}}},
                            {"config", spec::PartitionModel(config).config_json()}};
   int exit_status = 0;
   switch (r.verdict) {
@@ -80,12 +90,15 @@ void run_converge(const ConvergeOptions& o) {
       break;
   }
   std::cout << "graph: " << r.graph_states << " states, " << r.graph_edges << " edges"
-            << (options.symmetry ? " (symmetry on)" : "") << (r.complete ? "" : ", incomplete") << "\n";
+            << (options.symmetry ? " (symmetry on)" : "") << (r.por ? " (partial-order reduction on)" : "")
+            << (r.complete ? "" : ", incomplete") << "\n";
   std::cout << "converged states (live logs identical): " << r.converged_states << "\n";
   std::cout << "stuck states: " << r.stuck_states << "\n";
   std::cout << "left out (an epoch bound is reachable): " << r.bound_limited_states << "\n";
   if (!r.complete) std::cout << "unknown (can reach an unexpanded state): " << r.unknown_states << "\n";
-  std::cout << "time: " << fixed(r.seconds, 2) << " s\n";
+  std::cout << "time: " << fixed(r.seconds, 2) << " s (graph " << fixed(r.graph_seconds, 2) << " s with "
+            << options.threads << " thread" << (options.threads == 1 ? "" : "s") << ", classification "
+            << fixed(r.classify_seconds, 2) << " s)\n";
   if (r.verdict == analysis::ConvergenceVerdict::Stuck) {
     if (!o.quiet) std::cout << counterexamples::render_text(r.witness_trace);
     if (!o.trace_file.empty()) {
@@ -108,6 +121,12 @@ void add_converge_command(CLI::App& app) {
   command->add_option("--symmetry", o->symmetry,
                       "One vertex per orbit of interchangeable nodes: on (default) or off")
       ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--por", o->por,
+                      "Partial-order reduction in the state graph (dead components cleared, irrelevant actions "
+                      "dropped; docs/convergence.md): on or off (default); same verdict")
+      ->check(CLI::IsMember({"on", "off"}));
+  command->add_option("--threads", o->threads, "Threads building the state graph (default 1); same result")
+      ->check(CLI::Range(1, 256));
   command->add_option("--max-states", o->max_states,
                       "Stop building the state graph beyond this many states (default 2000000; exit 3)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));

@@ -165,7 +165,7 @@ void add_common(CLI::App& command, CorpusOptions& o) {
   command.add_option("--only", o.only, "Only the entry with this name");
   command.add_option("--threads", o.threads, "Worker threads (default 0: one per core); results do not depend on it")
       ->check(CLI::Range(0u, 1024u));
-  command.add_option("--por", o.por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+  command.add_option("--por", o.por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));
 }
 

@@ -298,7 +298,7 @@ void add_matrix_command(CLI::App& app) {
   command->add_option("--max-states", o->max_states,
                       "Distinct states per cell and analysis; beyond it the cell is incomplete (0: no limit)")
       ->capture_default_str();
-  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--copies-lost", o->copies_lost,
                       "The copies-lost column: per row, how many copies of a write acknowledged by the full ISR "

@@ -132,7 +132,7 @@ void add_prove_command(CLI::App& app) {
   command->add_option("files", o->files, "Claim files (JSON)")->required();
   command->add_option("--threads", o->threads, "Worker threads for the searches (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
-  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches (docs/checker.md): on or off (default); same verdicts")
+  command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--json", o->json_file, "Write the results as JSON; - for stdout (the table goes to stderr)");
   command->add_option("--trace-dir", o->trace_dir, "Write the trace of every refuted expectation into this directory");
