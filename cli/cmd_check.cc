@@ -277,6 +277,14 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
         out << "verdict: INCOMPLETE: no violation in the " << r.distinct_states
                   << " distinct states up to depth " << r.depth << "; incomplete because "
                   << stop_reason_text(r.stop_reason, o) << "\n";
+        // The reach a user most often misses: the same verdict in far fewer states
+        // (docs/checker.md, "Everything on, to the end"). Only for models that declare
+        // reductions; with none, --por on changes nothing.
+        if constexpr (checker::HasIrrelevantActions<M> || checker::HasDeadComponents<M> ||
+                      checker::HasStubbornSets<M>) {
+          if (!bfs.por)
+            out << "hint: --por on (partial-order reduction: the same verdict in fewer states, docs/checker.md)\n";
+        }
         report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
         exit_status = 3;
         break;
