@@ -16,7 +16,9 @@
 // "before" and "after" are measured in the same run: 64- and 128-bit fingerprints, and
 // the comparison sort the dedupe phase used before its bucket sort.
 //
-//   bfs_bench [--quick] [--toy-only]     --quick: smaller models / state limits
+//   bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads N]
+//     --quick: smaller models / state limits; --only: just the rows whose name contains
+//     SUBSTRING (for profiling one variant); --threads 1|2: just that thread count.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -112,13 +114,22 @@ void print(const Row& r, const Row* one_thread) {
   std::fflush(stdout);
 }
 
+const char* g_only = nullptr;
+int g_threads = 0;  // 0: both 1 and 2
+
 template <class M>
 void compare_threads(const std::string& name, const M& model, bool symmetry, uint64_t max_states = 0,
                      const Variant& variant = {}) {
-  const Row one = run(name, model, 1, symmetry, max_states, variant);
-  print(one, nullptr);
-  const Row two = run(name, model, 2, symmetry, max_states, variant);
-  print(two, &one);
+  if (g_only != nullptr && (name + variant.suffix).find(g_only) == std::string::npos) return;
+  Row one;
+  if (g_threads != 2) {
+    one = run(name, model, 1, symmetry, max_states, variant);
+    print(one, nullptr);
+  }
+  if (g_threads != 1) {
+    const Row two = run(name, model, 2, symmetry, max_states, variant);
+    print(two, g_threads == 0 ? &one : nullptr);
+  }
 }
 
 }  // namespace
@@ -131,8 +142,13 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (std::strcmp(argv[i], "--toy-only") == 0) {
       toy_only = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      g_only = argv[++i];
+    } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc &&
+               (std::strcmp(argv[i + 1], "1") == 0 || std::strcmp(argv[i + 1], "2") == 0)) {
+      g_threads = argv[++i][0] - '0';
     } else {
-      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only]\n");
+      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads 1|2]\n");
       return 2;
     }
   }
