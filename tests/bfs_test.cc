@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/bfs.h"
+#include "checker/large_array.h"
 #include "checker/parent_log.h"
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
@@ -303,6 +304,91 @@ TEST(VisitedSet, Wide128BitFingerprintsAgreeWithStdSet) {
   EXPECT_FALSE(set.insert(*reference.begin()));
   EXPECT_TRUE(set.insert(Fingerprint128{reference.begin()->hi, reference.begin()->lo + 1}) ||
               reference.count(Fingerprint128{reference.begin()->hi, reference.begin()->lo + 1}) != 0);
+}
+
+// Past LargeArray::kHugeThreshold the set grows inside its own (reserved) mapping
+// instead of into a new array (grow_in_place). Random 128-bit fingerprints in batches
+// of growing size, and one by one, against a sorted oracle, at every growth.
+TEST(VisitedSet, GrowsInPlaceAndAgreesWithAnOracle) {
+  std::mt19937_64 rng(21);
+  VisitedSet128 batched;
+  VisitedSet128 single;
+  std::vector<Fingerprint128> oracle;  // sorted
+  size_t checked_growths = 0;
+  size_t last_capacity = batched.capacity();
+  for (size_t size = 1000; oracle.size() < 1500000; size = size * 3 / 2) {
+    std::vector<std::vector<Fingerprint128>> batches(VisitedSet128::kShards);
+    for (size_t i = 0; i < size; ++i) {
+      Fingerprint128 fp{rng(), rng()};
+      if (i % 9 == 0 && !oracle.empty()) fp = oracle[rng() % oracle.size()];   // already present
+      if (i % 13 == 0 && !oracle.empty()) fp.hi = oracle[rng() % oracle.size()].hi;  // same high word
+      if (fp == Fingerprint128{}) fp.lo = 1;
+      if (std::binary_search(oracle.begin(), oracle.end(), fp)) {
+        EXPECT_FALSE(single.insert(fp));
+        continue;
+      }
+      batches[VisitedSet128::shard_of(fp)].push_back(fp);
+    }
+    std::vector<size_t> incoming(VisitedSet128::kShards);
+    std::vector<Fingerprint128> added;
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) {
+      auto& b = batches[sh];
+      std::sort(b.begin(), b.end());
+      b.erase(std::unique(b.begin(), b.end()), b.end());
+      incoming[sh] = b.size();
+      added.insert(added.end(), b.begin(), b.end());
+    }
+    batched.begin_batch(incoming);
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) batched.insert_batch(sh, batches[sh].data(), batches[sh].size());
+    batched.end_batch(batches);
+    for (const auto& fp : added) EXPECT_TRUE(single.insert(fp));
+    std::sort(added.begin(), added.end());
+    std::vector<Fingerprint128> merged;
+    std::merge(oracle.begin(), oracle.end(), added.begin(), added.end(), std::back_inserter(merged));
+    oracle.swap(merged);
+    ASSERT_EQ(batched.size(), oracle.size());
+    ASSERT_EQ(single.size(), oracle.size());
+    if (batched.capacity() != last_capacity) {
+      ++checked_growths;
+      last_capacity = batched.capacity();
+      // Every value survived the move, and absent neighbours stay absent.
+      for (size_t i = 0; i < oracle.size(); i += 1 + i % 7) {
+        ASSERT_TRUE(batched.contains(oracle[i])) << i;
+        ASSERT_TRUE(single.contains(oracle[i])) << i;
+        const Fingerprint128 next{oracle[i].hi, oracle[i].lo + 1};
+        const bool present = std::binary_search(oracle.begin(), oracle.end(), next);
+        ASSERT_EQ(batched.contains(next), present);
+        ASSERT_EQ(single.contains(next), present);
+      }
+    }
+  }
+  EXPECT_GE(checked_growths, 5u);
+  // Above the threshold the set holds one array: ~16 / load bytes per fingerprint, not
+  // old + new.
+  EXPECT_LE(static_cast<double>(batched.bytes()) / static_cast<double>(batched.size()), 16 / 0.6);
+  for (const auto& fp : oracle) ASSERT_TRUE(batched.contains(fp) && single.contains(fp));
+  for (int i = 0; i < 100000; ++i) {
+    const Fingerprint128 probe{rng(), rng()};
+    EXPECT_EQ(batched.contains(probe), std::binary_search(oracle.begin(), oracle.end(), probe));
+  }
+}
+
+TEST(LargeArray, GrowableKeepsValuesAndZeroesTheRest) {
+  const size_t n = (LargeArray<uint64_t>::kHugeThreshold / sizeof(uint64_t)) + 3;
+  LargeArray<uint64_t> a = LargeArray<uint64_t>::growable(n);
+  ASSERT_TRUE(a.is_growable());
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(a[i], 0u);
+    a[i] = i * 3 + 1;
+  }
+  const uint64_t* before = a.data();
+  ASSERT_TRUE(a.grow(n * 3));
+  EXPECT_EQ(a.data(), before);  // in place
+  EXPECT_EQ(a.size(), n * 3);
+  EXPECT_GE(a.bytes(), n * 3 * sizeof(uint64_t));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], i * 3 + 1);
+  for (size_t i = n; i < n * 3; ++i) ASSERT_EQ(a[i], 0u);
+  EXPECT_FALSE(LargeArray<uint64_t>::growable(16).is_growable());  // small: ordinary heap
 }
 
 TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
