@@ -4,11 +4,12 @@
 // same for every thread count, because each level reproduces exactly the order of a
 // sequential BFS:
 //   1. expand  (parallel, frontier chunks): compute every successor, fingerprint it (its
-//      canonical form under symmetry), drop those already visited in earlier levels, and
-//      file the rest as candidates keyed by (parent position, action index) into buckets
-//      per visited-set shard;
+//      canonical form under symmetry), drop those already visited in earlier levels (or
+//      leave that to step 2: choose_lookup), and file the rest as candidates keyed by
+//      (parent position, action index) into buckets per visited-set shard;
 //   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
-//      smallest key (the one a sequential BFS would meet first) and insert it;
+//      smallest key (the one a sequential BFS would meet first) and, unless it was
+//      visited, insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
 //      steps 1-3 run on waves of at most kWaveParents frontier states, in order, to
 //      bound the memory of candidates;
