@@ -14,9 +14,13 @@
 //
 // The toy rows come in variants that switch off one technique of issue 14 each, so that
 // "before" and "after" are measured in the same run: 64- and 128-bit fingerprints, and
-// the comparison sort the dedupe phase used before its bucket sort.
+// the comparison sort the dedupe phase used before its bucket sort, and the visited-set
+// lookups of every successor in the expand phase (VisitedLookup::Expand, before the
+// adaptive choice) or of every distinct candidate in the dedupe phase.
 //
-//   bfs_bench [--quick] [--toy-only]     --quick: smaller models / state limits
+//   bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads N]
+//     --quick: smaller models / state limits; --only: just the rows whose name contains
+//     SUBSTRING (for profiling one variant); --threads 1|2: just that thread count.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -60,6 +64,7 @@ struct Variant {
   const char* suffix = "";
   int fingerprint_bits = 128;
   bool comparison_sort = false;
+  isr::checker::VisitedLookup visited_lookup = isr::checker::VisitedLookup::Adaptive;
 };
 
 template <class M>
@@ -68,6 +73,7 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
   BfsOptions options;
   options.fingerprint_bits = variant.fingerprint_bits;
   options.comparison_sort = variant.comparison_sort;
+  options.visited_lookup = variant.visited_lookup;
   options.threads = threads;
   options.symmetry = symmetry;
   options.max_states = max_states;
@@ -112,13 +118,22 @@ void print(const Row& r, const Row* one_thread) {
   std::fflush(stdout);
 }
 
+const char* g_only = nullptr;
+int g_threads = 0;  // 0: both 1 and 2
+
 template <class M>
 void compare_threads(const std::string& name, const M& model, bool symmetry, uint64_t max_states = 0,
                      const Variant& variant = {}) {
-  const Row one = run(name, model, 1, symmetry, max_states, variant);
-  print(one, nullptr);
-  const Row two = run(name, model, 2, symmetry, max_states, variant);
-  print(two, &one);
+  if (g_only != nullptr && (name + variant.suffix).find(g_only) == std::string::npos) return;
+  Row one;
+  if (g_threads != 2) {
+    one = run(name, model, 1, symmetry, max_states, variant);
+    print(one, nullptr);
+  }
+  if (g_threads != 1) {
+    const Row two = run(name, model, 2, symmetry, max_states, variant);
+    print(two, g_threads == 0 ? &one : nullptr);
+  }
 }
 
 }  // namespace
@@ -131,8 +146,13 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (std::strcmp(argv[i], "--toy-only") == 0) {
       toy_only = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      g_only = argv[++i];
+    } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc &&
+               (std::strcmp(argv[i + 1], "1") == 0 || std::strcmp(argv[i + 1], "2") == 0)) {
+      g_threads = argv[++i][0] - '0';
     } else {
-      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only]\n");
+      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads 1|2]\n");
       return 2;
     }
   }
@@ -141,7 +161,9 @@ int main(int argc, char** argv) {
     // 8^8 = 16.8M states of 8 bytes, 1 + 8*7*8^7 = 117M successors: engine overhead only.
     const isr::toy::CounterModel counters(quick ? 7 : 8, 7);
     const std::string name = quick ? "toy counters 8^7" : "toy counters 8^8";
+    using isr::checker::VisitedLookup;
     compare_threads(name, counters, false, 0, Variant{" fp128", 128, false});
+    compare_threads(name, counters, false, 0, Variant{" fp128 expand-lookup", 128, false, VisitedLookup::Expand});
     compare_threads(name, counters, false, 0, Variant{" fp64", 64, false});
     compare_threads(name, counters, false, 0, Variant{" fp64 std::sort", 64, true});
   }
@@ -150,6 +172,10 @@ int main(int argc, char** argv) {
   const uint64_t limit = quick ? 1000000 : 0;
   const isr::spec::PartitionModel kafka(isr::spec::default_config());
   compare_threads("kafka default", kafka, true, limit);
+  compare_threads("kafka default", kafka, true, limit,
+                  Variant{" expand-lookup", 128, false, isr::checker::VisitedLookup::Expand});
+  compare_threads("kafka default", kafka, true, limit,
+                  Variant{" dedupe-lookup", 128, false, isr::checker::VisitedLookup::Dedupe});
   if (!quick) compare_threads("kafka default", kafka, false, 10000000);
   // Larger: two records to produce.
   const isr::spec::Config larger = isr::spec::load_config(nullptr, {"bounds.max_records=2"});

@@ -4,11 +4,12 @@
 // same for every thread count, because each level reproduces exactly the order of a
 // sequential BFS:
 //   1. expand  (parallel, frontier chunks): compute every successor, fingerprint it (its
-//      canonical form under symmetry), drop those already visited in earlier levels, and
-//      file the rest as candidates keyed by (parent position, action index) into buckets
-//      per visited-set shard;
+//      canonical form under symmetry), drop those already visited in earlier levels (or
+//      leave that to step 2: choose_lookup), and file the rest as candidates keyed by
+//      (parent position, action index) into buckets per visited-set shard;
 //   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
-//      smallest key (the one a sequential BFS would meet first) and insert it;
+//      smallest key (the one a sequential BFS would meet first) and, unless it was
+//      visited, insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
 //      steps 1-3 run on waves of at most kWaveParents frontier states, in order, to
 //      bound the memory of candidates;
@@ -74,6 +75,8 @@ struct Candidate {
 // A small direct-mapped cache of this level's candidate fingerprints: a state reached
 // twice by the same thread is filed once (a thread meets keys in increasing order, so
 // the first one it files is its smallest).
+// 4096 slots of 64-bit fingerprints, 2048 of 128-bit: 32 KiB either way, the L1 data
+// cache (at 64 KiB the 128-bit cache missed L1 often enough to cost ~3-4% on the toy).
 inline constexpr size_t kRecentSlots = 4096;
 
 // Frontier states expanded per wave (see search()): bounds the candidate buffers to
@@ -83,6 +86,11 @@ inline constexpr size_t kWaveParents = size_t{1} << 18;
 // Visited-set lookups are cache misses on large sets. Successors wait in a small ring
 // after their slot is prefetched, so that several misses overlap.
 inline constexpr size_t kLookahead = 16;
+
+// VisitedLookup::Adaptive looks successors up while deduplicating (once per distinct
+// candidate, in order) when at most this share of the previous level's filed
+// successors was already visited, and while expanding otherwise (see choose_lookup).
+inline constexpr double kDedupeLookupMaxHits = 0.3;
 
 // Sorts keys increasingly in linear time: keys map order-preservingly to
 // ((parent - first parent) << action bits) | action, which a wave keeps to ~20-30 bits,
@@ -151,6 +159,8 @@ struct alignas(64) Worker {
   size_t pending_count = 0;
   size_t pending_head = 0;
   uint64_t generated = 0;  // successors computed in this level's expand phase
+  uint64_t offered = 0;    // of those, not dropped by the recent-cache (this level)
+  uint64_t visited_hits = 0;  // of those, already in the visited set (this level)
   uint64_t violation_index = std::numeric_limits<uint64_t>::max();
   size_t violation_property = 0;
   uint32_t bounds_mask = 0;
@@ -196,7 +206,7 @@ class Engine {
     for (int t = 0; t < options_.threads; ++t) {
       auto w = std::make_unique<W>();
       w->buckets.resize(Set::kShards);
-      w->recent.assign(kRecentSlots, Fp{});
+      w->recent.assign(kRecentSlots / (sizeof(Fp) / 8), Fp{});
       workers_.push_back(std::move(w));
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
@@ -254,6 +264,7 @@ class Engine {
       // by wave keeps the sequential order, while the candidate buffers only ever hold
       // one wave's successors.
       new_.clear();
+      for (auto& w : workers_) w->offered = w->visited_hits = 0;
       const size_t frontier_size = frontier_->size();
       const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kWaveParents;
       for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
@@ -268,6 +279,13 @@ class Engine {
         lap(phases_.dedupe);
         order();
       }
+      uint64_t offered = 0;
+      uint64_t hits = 0;
+      for (const auto& w : workers_) {
+        offered += w->offered;
+        hits += w->visited_hits;
+      }
+      choose_lookup(offered, hits);
       if (new_.empty()) {
         frontier_->reset(0);
         return;
@@ -403,13 +421,19 @@ class Engine {
     return fingerprint_as<Fp>(successor);
   }
 
-  // Files one successor through the recent-cache and the prefetch ring.
+  // Files one successor through the recent-cache and the prefetch ring (or, when the
+  // lookup waits for the dedupe phase, straight into its bucket).
   void offer(W& w, size_t parent, uint64_t action_index, Fp fp) {
-    Fp& recent = w.recent[low_word(fp) & (kRecentSlots - 1)];
+    Fp& recent = w.recent[low_word(fp) & (kRecentSlots / (sizeof(Fp) / 8) - 1)];
     if (recent == fp) return;
     recent = fp;
-    visited_.prefetch(fp);
+    ++w.offered;
     const Candidate<Fp> c{fp, make_key(parent, action_index)};
+    if (!lookup_in_expand_) {
+      w.buckets[Set::shard_of(fp)].push_back(c);
+      return;
+    }
+    visited_.prefetch(fp);
     if (w.pending_count < kLookahead) {
       w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
     } else {
@@ -470,7 +494,10 @@ class Engine {
   }
 
   void file_if_new(W& w, const Candidate<Fp>& c) {
-    if (visited_.contains(c.fp)) return;
+    if (visited_.contains(c.fp)) {
+      ++w.visited_hits;
+      return;
+    }
     w.buckets[Set::shard_of(c.fp)].push_back(c);
   }
 
@@ -568,14 +595,39 @@ class Engine {
     if (w.scratch.empty()) return;
     std::vector<Fp>& unique = unique_[shard];
     const size_t n = w.scratch.size();
+    const bool lookup = !lookup_in_expand_;
     for (size_t i = 0; i < n;) {
       const Candidate<Fp>& first = w.scratch[i];
-      unique.push_back(first.fp);
-      w.survivors.push_back(first.key);
       size_t j = i + 1;
       while (j < n && w.scratch[j].fp == first.fp) ++j;
+      // Looked up in fingerprint order, the probes sweep the shard's slots forwards
+      // (home slots are monotone in the fingerprint) instead of jumping at random.
+      if (lookup && i + kLookahead < n) visited_.prefetch(w.scratch[i + kLookahead].fp);
+      if (lookup && visited_.contains(first.fp)) {
+        w.visited_hits += j - i;
+      } else {
+        unique.push_back(first.fp);
+        w.survivors.push_back(first.key);
+      }
       i = j;
     }
+  }
+
+  // Decides where the next level looks its successors up (BfsOptions::visited_lookup).
+  // Looking up in expand drops visited successors before they are filed, at the price
+  // of one random probe per successor; looking up in dedupe files them all but probes
+  // once per distinct fingerprint, in order. Which is cheaper depends on the share h of
+  // filed successors that were already visited: a toy model whose successors are all
+  // on the next level has h = 0 (every probe a wasted cache miss), the Kafka models
+  // h ~ 0.5-0.9 (filing them would also grow the candidate buffers by 1 / (1 - h)).
+  void choose_lookup(uint64_t offered, uint64_t hits) {
+    switch (options_.visited_lookup) {
+      case VisitedLookup::Expand: lookup_in_expand_ = true; return;
+      case VisitedLookup::Dedupe: lookup_in_expand_ = false; return;
+      case VisitedLookup::Adaptive: break;
+    }
+    if (offered == 0) return;
+    lookup_in_expand_ = static_cast<double>(hits) > kDedupeLookupMaxHits * static_cast<double>(offered);
   }
 
   // Merges the workers' survivor lists (each sorted by key) into the next level's order.
@@ -815,6 +867,8 @@ class Engine {
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
   bool in_expand_ = false;
+  // Where this level looks successors up in the visited set (choose_lookup).
+  bool lookup_in_expand_ = options_.visited_lookup != VisitedLookup::Dedupe;
 
   Verdict verdict_ = Verdict::Holds;
   StopReason stop_reason_ = StopReason::None;

@@ -50,6 +50,14 @@ struct BfsProgress {
   uint64_t memory_bytes = 0;     // the engine's own structures
 };
 
+// Where the expand phase's successors are looked up in the visited set (checker/bfs.h).
+// Results never depend on it: only the memory traffic does.
+enum class VisitedLookup {
+  Adaptive,  // per level, from the previous level's share of successors already visited
+  Expand,    // every successor, at random, while it is generated (prefetched)
+  Dedupe,    // once per distinct candidate, in fingerprint order, while deduplicating
+};
+
 struct BfsOptions {
   int threads = 1;                 // worker threads, >= 1; results do not depend on it
   bool symmetry = false;           // fingerprint model.canonicalize(copy) instead of the state
@@ -73,6 +81,8 @@ struct BfsOptions {
   // true: deduplicate candidates with std::sort instead of the bucket sort (bfs.h); for
   // measuring what the bucket sort saves. Results never depend on it.
   bool comparison_sort = false;
+  // See VisitedLookup; Expand and Dedupe are for measuring what Adaptive saves.
+  VisitedLookup visited_lookup = VisitedLookup::Adaptive;
   // Partial-order reduction (checker/por.h): expand only an ample subset of the enabled
   // actions where the model's optional hooks allow it. No effect on models without them.
   // Results stay independent of the thread count; with a stubborn-set model they may

@@ -5,7 +5,8 @@
 // (lookups are safe while nobody inserts). All shards live in one array, backed by huge
 // pages when large (large_array.h): shard s owns slots [offset(s), offset(s) + capacity
 // + tail(s)). Every shard has the same capacity (they hold nearly equal counts), and all
-// grow together.
+// grow together, in place once the array is large (grow_in_place: no second array, no
+// fresh pages but the added ones).
 //
 // Each shard is an *ordered* linear-probing table (Amble & Knuth, 1974): the home slot
 // of a fingerprint is monotone in its value (fast range reduction, Lemire 2019), and
@@ -97,7 +98,7 @@ class BasicVisitedSet {
       const auto capacity = static_cast<size_t>(static_cast<double>(capacity_) * kGrowth) + 1;
       std::vector<size_t> tails(kShards);
       for (size_t i = 0; i < kShards; ++i) tails[i] = std::max(TailFor(capacity), shards_[i].tail);
-      relayout_in_place(capacity, tails);
+      if (!grow_in_place(capacity, tails)) relayout_in_place(capacity, tails);
     }
     while (!insert_batch(s, &fp, 1)) {
       std::vector<size_t> tails(kShards);
@@ -119,6 +120,7 @@ class BasicVisitedSet {
     if (capacity == capacity_) return;
     std::vector<size_t> tails(kShards);
     for (size_t s = 0; s < kShards; ++s) tails[s] = std::max(TailFor(capacity), shards_[s].tail);
+    if (grow_in_place(capacity, tails)) return;
     old_slots_ = std::move(slots_);
     old_shards_ = shards_;
     allocate(capacity, tails);
@@ -138,6 +140,9 @@ class BasicVisitedSet {
     const size_t physical = capacity_ + sh.tail;
     sh.ok = true;
     for (size_t i = 0; i < n; ++i) {
+      // The batch is sorted, but its values are ~capacity / n slots apart: too far for
+      // the hardware prefetcher, so each insertion would wait for a cache miss.
+      if (i + kInsertAhead < n) prefetch(fps[i + kInsertAhead]);
       const Fp fp = fps[i];
       size_t pos = home(fp);
       while (s[pos] != Fp{} && s[pos] < fp) ++pos;
@@ -187,6 +192,7 @@ class BasicVisitedSet {
 
  private:
   static constexpr size_t kMinCapacity = 16;
+  static constexpr size_t kInsertAhead = 8;
   static size_t TailFor(size_t capacity) { return 8 + capacity / 256; }
 
   // Written by the one thread that owns the shard during a batch: keep shards apart.
@@ -198,13 +204,14 @@ class BasicVisitedSet {
     bool ok = true;
   };
 
-  size_t home(const Fp& fp) const {
-    return static_cast<size_t>((static_cast<Uint128>(high_word(fp) << kShardBits) * capacity_) >> 64);
+  size_t home(const Fp& fp) const { return home_for(fp, capacity_); }
+  static size_t home_for(const Fp& fp, size_t capacity) {
+    return static_cast<size_t>((static_cast<Uint128>(high_word(fp) << kShardBits) * capacity) >> 64);
   }
   const Fp* home_slot(const Fp& fp) const { return slots_.data() + shards_[shard_of(fp)].offset + home(fp); }
 
-  void allocate(size_t capacity, const std::vector<size_t>& tails) {
-    // Memory comes in huge pages once large: spend the last page's slack on capacity.
+  // Memory comes in huge pages once large: spends the last page's slack on capacity.
+  static size_t rounded_capacity(size_t capacity, const std::vector<size_t>& tails) {
     size_t tail_total = 0;
     for (size_t t : tails) tail_total += t;
     const size_t slots = capacity * kShards + tail_total;
@@ -213,6 +220,67 @@ class BasicVisitedSet {
       const size_t rounded = (slots + page_slots - 1) / page_slots * page_slots;
       capacity = (rounded - tail_total) / kShards;
     }
+    return capacity;
+  }
+
+  // Grows every shard to `capacity` home slots inside the array it already has
+  // (LargeArray::grow), without a second array: fresh pages cost far more than moving
+  // values within pages already mapped (large_array.h). A first read-only pass finds
+  // the tail each shard needs at the new capacity; then the shards are laid out again
+  // from the last to the first. Shard s's new region starts at or after its old one
+  // (capacity and tails only grow) and ends where shard s + 1's new region starts, so
+  // writing it (from a copy of its values) overwrites only its own old region and
+  // regions of shards already laid out; the old regions of shards before s lie below
+  // it. Returns false, changing nothing, when the array is not growable or its
+  // reservation is exhausted.
+  bool grow_in_place(size_t capacity, std::vector<size_t> tails) {
+    if (!slots_.is_growable()) return false;
+    capacity = rounded_capacity(capacity, tails);
+    for (size_t s = 0; s < kShards; ++s) {
+      const Shard& sh = shards_[s];
+      const Fp* from = slots_.data() + sh.offset;
+      size_t next_free = 0;
+      for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
+        if (from[i] == Fp{}) continue;
+        next_free = std::max(home_for(from[i], capacity), next_free) + 1;
+      }
+      // next_free is one past the last value: the sentinel needs one more slot.
+      if (next_free + 1 > capacity + tails[s]) tails[s] = next_free + 1 - capacity + TailFor(capacity);
+    }
+    std::vector<size_t> offsets(kShards);
+    size_t total = 0;
+    for (size_t s = 0; s < kShards; ++s) {
+      offsets[s] = total;
+      total += capacity + tails[s];
+    }
+    if (!slots_.grow(total)) return false;
+    std::vector<Fp> values;
+    for (size_t s = kShards; s-- > 0;) {
+      Shard& sh = shards_[s];
+      const Fp* from = slots_.data() + sh.offset;
+      values.clear();
+      for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
+        if (from[i] != Fp{}) values.push_back(from[i]);
+      }
+      Fp* to = slots_.data() + offsets[s];
+      std::memset(static_cast<void*>(to), 0, (capacity + tails[s]) * sizeof(Fp));
+      size_t next_free = 0;
+      for (const Fp& v : values) {
+        const size_t pos = std::max(home_for(v, capacity), next_free);
+        to[pos] = v;
+        next_free = pos + 1;
+      }
+      sh.offset = offsets[s];
+      sh.tail = tails[s];
+      sh.capacity = capacity;
+      sh.ok = true;
+    }
+    capacity_ = capacity;
+    return true;
+  }
+
+  void allocate(size_t capacity, const std::vector<size_t>& tails) {
+    capacity = rounded_capacity(capacity, tails);
     size_t total = 0;
     shards_.resize(kShards);
     for (size_t s = 0; s < kShards; ++s) {
@@ -224,7 +292,8 @@ class BasicVisitedSet {
       total += capacity + tails[s];
     }
     capacity_ = capacity;
-    slots_ = LargeArray<Fp>(total);
+    slots_ = LargeArray<Fp>();  // free the old array before the new one is mapped
+    slots_ = LargeArray<Fp>::growable(total);
   }
 
   void relayout_in_place(size_t capacity, const std::vector<size_t>& tails,

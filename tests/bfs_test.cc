@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/bfs.h"
+#include "checker/large_array.h"
 #include "checker/parent_log.h"
 #include "checker/state_store.h"
 #include "checker/visited_set.h"
@@ -305,6 +306,91 @@ TEST(VisitedSet, Wide128BitFingerprintsAgreeWithStdSet) {
               reference.count(Fingerprint128{reference.begin()->hi, reference.begin()->lo + 1}) != 0);
 }
 
+// Past LargeArray::kHugeThreshold the set grows inside its own (reserved) mapping
+// instead of into a new array (grow_in_place). Random 128-bit fingerprints in batches
+// of growing size, and one by one, against a sorted oracle, at every growth.
+TEST(VisitedSet, GrowsInPlaceAndAgreesWithAnOracle) {
+  std::mt19937_64 rng(21);
+  VisitedSet128 batched;
+  VisitedSet128 single;
+  std::vector<Fingerprint128> oracle;  // sorted
+  size_t checked_growths = 0;
+  size_t last_capacity = batched.capacity();
+  for (size_t size = 1000; oracle.size() < 1500000; size = size * 3 / 2) {
+    std::vector<std::vector<Fingerprint128>> batches(VisitedSet128::kShards);
+    for (size_t i = 0; i < size; ++i) {
+      Fingerprint128 fp{rng(), rng()};
+      if (i % 9 == 0 && !oracle.empty()) fp = oracle[rng() % oracle.size()];   // already present
+      if (i % 13 == 0 && !oracle.empty()) fp.hi = oracle[rng() % oracle.size()].hi;  // same high word
+      if (fp == Fingerprint128{}) fp.lo = 1;
+      if (std::binary_search(oracle.begin(), oracle.end(), fp)) {
+        EXPECT_FALSE(single.insert(fp));
+        continue;
+      }
+      batches[VisitedSet128::shard_of(fp)].push_back(fp);
+    }
+    std::vector<size_t> incoming(VisitedSet128::kShards);
+    std::vector<Fingerprint128> added;
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) {
+      auto& b = batches[sh];
+      std::sort(b.begin(), b.end());
+      b.erase(std::unique(b.begin(), b.end()), b.end());
+      incoming[sh] = b.size();
+      added.insert(added.end(), b.begin(), b.end());
+    }
+    batched.begin_batch(incoming);
+    for (size_t sh = 0; sh < VisitedSet128::kShards; ++sh) batched.insert_batch(sh, batches[sh].data(), batches[sh].size());
+    batched.end_batch(batches);
+    for (const auto& fp : added) EXPECT_TRUE(single.insert(fp));
+    std::sort(added.begin(), added.end());
+    std::vector<Fingerprint128> merged;
+    std::merge(oracle.begin(), oracle.end(), added.begin(), added.end(), std::back_inserter(merged));
+    oracle.swap(merged);
+    ASSERT_EQ(batched.size(), oracle.size());
+    ASSERT_EQ(single.size(), oracle.size());
+    if (batched.capacity() != last_capacity) {
+      ++checked_growths;
+      last_capacity = batched.capacity();
+      // Every value survived the move, and absent neighbours stay absent.
+      for (size_t i = 0; i < oracle.size(); i += 1 + i % 7) {
+        ASSERT_TRUE(batched.contains(oracle[i])) << i;
+        ASSERT_TRUE(single.contains(oracle[i])) << i;
+        const Fingerprint128 next{oracle[i].hi, oracle[i].lo + 1};
+        const bool present = std::binary_search(oracle.begin(), oracle.end(), next);
+        ASSERT_EQ(batched.contains(next), present);
+        ASSERT_EQ(single.contains(next), present);
+      }
+    }
+  }
+  EXPECT_GE(checked_growths, 5u);
+  // Above the threshold the set holds one array: ~16 / load bytes per fingerprint, not
+  // old + new.
+  EXPECT_LE(static_cast<double>(batched.bytes()) / static_cast<double>(batched.size()), 16 / 0.6);
+  for (const auto& fp : oracle) ASSERT_TRUE(batched.contains(fp) && single.contains(fp));
+  for (int i = 0; i < 100000; ++i) {
+    const Fingerprint128 probe{rng(), rng()};
+    EXPECT_EQ(batched.contains(probe), std::binary_search(oracle.begin(), oracle.end(), probe));
+  }
+}
+
+TEST(LargeArray, GrowableKeepsValuesAndZeroesTheRest) {
+  const size_t n = (LargeArray<uint64_t>::kHugeThreshold / sizeof(uint64_t)) + 3;
+  LargeArray<uint64_t> a = LargeArray<uint64_t>::growable(n);
+  ASSERT_TRUE(a.is_growable());
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(a[i], 0u);
+    a[i] = i * 3 + 1;
+  }
+  const uint64_t* before = a.data();
+  ASSERT_TRUE(a.grow(n * 3));
+  EXPECT_EQ(a.data(), before);  // in place
+  EXPECT_EQ(a.size(), n * 3);
+  EXPECT_GE(a.bytes(), n * 3 * sizeof(uint64_t));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], i * 3 + 1);
+  for (size_t i = n; i < n * 3; ++i) ASSERT_EQ(a[i], 0u);
+  EXPECT_FALSE(LargeArray<uint64_t>::growable(16).is_growable());  // small: ordinary heap
+}
+
 TEST(VisitedSet, StaysWithinFifteenBytesPerFingerprint) {
   VisitedSet set;
   std::mt19937_64 rng(1);
@@ -520,6 +606,44 @@ void expect_same_for_all_thread_counts(const M& model, bool symmetry, int finger
     options.threads = threads;
     isr::test::expect_same_result(bfs(model, options), one);
   }
+}
+
+// Where successors are looked up in the visited set (while expanding, at random, or
+// while deduplicating, in fingerprint order) changes the memory traffic only: every
+// mode gives the same result, for every thread count and wave size. MutexModel revisits
+// states of earlier levels (a dedupe phase that forgot its lookup would count them
+// again); CounterModel's successors are all new (the adaptive choice's dedupe case).
+template <class M>
+void expect_same_for_every_lookup(const M& model, bool symmetry) {
+  for (int bits : {64, 128}) {
+    BfsOptions options;
+    options.symmetry = symmetry;
+    options.fingerprint_bits = bits;
+    options.visited_lookup = VisitedLookup::Expand;
+    const BfsResult<M> reference = bfs(model, options);
+    // A search that re-expanded visited states would not stop on its own.
+    options.max_states = reference.distinct_states * 4 + 100;
+    for (VisitedLookup lookup : {VisitedLookup::Dedupe, VisitedLookup::Adaptive}) {
+      for (int threads : {1, 3}) {
+        for (uint64_t wave : {uint64_t{0}, uint64_t{5}}) {
+          SCOPED_TRACE("bits=" + std::to_string(bits) + " lookup=" + std::to_string(static_cast<int>(lookup)) +
+                       " threads=" + std::to_string(threads) + " wave=" + std::to_string(wave));
+          options.visited_lookup = lookup;
+          options.threads = threads;
+          options.wave_states = wave;
+          isr::test::expect_same_result(bfs(model, options), reference);
+        }
+      }
+    }
+  }
+}
+
+TEST(Bfs, VisitedLookupPlacementDoesNotChangeTheResult) {
+  expect_same_for_every_lookup(MutexModel(5, false), false);
+  expect_same_for_every_lookup(MutexModel(5, true, 4), true);  // violated: same counterexample
+  expect_same_for_every_lookup(CounterModel(5, 4), false);
+  expect_same_for_every_lookup(CounterModel(5, 4, 12), true);
+  expect_same_for_every_lookup(GridModel(7, 5, {{0, 0}, {6, 4}, {0, 0}, {3, 2}}), false);
 }
 
 TEST(Bfs, WavesDoNotChangeTheResult) {
