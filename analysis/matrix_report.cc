@@ -174,6 +174,21 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+// The rest of a trace's <section>: the counterexample as a sequence diagram and step by
+// step, then the configuration it ran with. A trace that cannot be rendered says so in
+// its place rather than failing the whole report.
+void write_trace_and_config(std::ostringstream& out, const json& trace, const json& config) {
+  try {
+    out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(trace)) << "</pre>\n";
+    out << "<details open><summary>Step by step</summary>\n<pre>" << html_escape(counterexamples::render_text(trace))
+        << "</pre></details>\n";
+  } catch (const std::exception& e) {
+    out << "<pre>the trace could not be rendered: " << html_escape(e.what()) << "</pre>\n";
+  }
+  out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(config.dump(2))
+      << "</pre></details>\n</section>\n";
+}
+
 }  // namespace
 
 std::string render_matrix_table(const MatrixResult& result, MatrixFormat format) {
@@ -487,15 +502,7 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
           << " steps it is on no replica: the data is physically gone (no-committed-loss-globally; "
              "shortest trace, exhaustive search).</p>\n";
     }
-    try {
-      out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
-      out << "<details open><summary>Step by step</summary>\n<pre>"
-          << html_escape(counterexamples::render_text(r.trace)) << "</pre></details>\n";
-    } catch (const std::exception& e) {
-      out << "<pre>the trace could not be rendered: " << html_escape(e.what()) << "</pre>\n";
-    }
-    out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
-        << "</pre></details>\n</section>\n";
+    write_trace_and_config(out, r.trace, r.config);
   }
   if (shown == 0) out << "<p>No cell loses an acknowledged write, and none loses its data.</p>\n";
   if (result.copies_lost) {
@@ -513,15 +520,7 @@ std::string render_matrix_html(const MatrixResult& result, std::string_view merm
           << " in " << r.trace_steps << " steps (shortest trace, exhaustive search); "
           << (r.copies == 1 ? "nothing fewer is possible" : "no search with fewer lost copies loses it")
           << ".</p>\n";
-      try {
-        out << "<pre class=\"mermaid\">\n" << html_escape(counterexamples::render_mermaid(r.trace)) << "</pre>\n";
-        out << "<details open><summary>Step by step</summary>\n<pre>"
-            << html_escape(counterexamples::render_text(r.trace)) << "</pre></details>\n";
-      } catch (const std::exception& e) {
-        out << "<pre>the trace could not be rendered: " << html_escape(e.what()) << "</pre>\n";
-      }
-      out << "<details><summary>Configuration</summary>\n<pre>" << html_escape(r.config.dump(2))
-          << "</pre></details>\n</section>\n";
+      write_trace_and_config(out, r.trace, r.config);
     }
   }
   if (mermaid_js.empty()) {

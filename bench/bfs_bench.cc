@@ -21,13 +21,13 @@
 //   bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads N]
 //     --quick: smaller models / state limits; --only: just the rows whose name contains
 //     SUBSTRING (for profiling one variant); --threads 1|2: just that thread count.
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "checker/bfs.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
@@ -38,12 +38,7 @@ namespace {
 using isr::checker::BfsOptions;
 using isr::checker::BfsResult;
 
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
+using isr::bench::cpu_seconds;
 
 struct Row {
   std::string model;

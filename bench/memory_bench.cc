@@ -9,7 +9,6 @@
 // in millions of accesses per CPU-second, so that a loaded machine still compares.
 //
 //   memory_bench [--mib 1024] [--accesses 20000000]
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,17 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "checker/large_array.h"
 #include "checker/visited_set.h"
 
 namespace {
 
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
+using isr::bench::cpu_seconds;
 
 uint64_t mix(uint64_t x) {  // splitmix64: a cheap random address stream
   x += 0x9E3779B97F4A7C15ull;

@@ -10,26 +10,22 @@
 // wall times on a shared machine say little.
 //
 //   state_graph_bench [--quick]     --quick: the smaller configurations only
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "analysis/availability.h"
 #include "analysis/convergence.h"
 #include "spec/config.h"
 
 namespace {
 
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
+using isr::bench::cpu_seconds;
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
@@ -66,6 +62,22 @@ isr::spec::Config config(const std::vector<std::string>& overrides) {
   return isr::spec::load_config(nullptr, all);
 }
 
+// The figures every graph report carries (AvailabilityReport, ConvergenceReport).
+template <class Report>
+Row graph_row(const Report& r, double cpu, std::string verdict) {
+  Row row;
+  row.states = r.graph_states;
+  row.edges = r.graph_edges;
+  row.graph = r.graph_seconds;
+  row.critical = r.graph_critical_path_seconds;
+  row.sequential = r.graph_sequential_seconds;
+  row.classify = r.classify_seconds;
+  row.cpu = cpu;
+  row.verdict = std::move(verdict);
+  row.complete = r.complete;
+  return row;
+}
+
 Row availability(const std::vector<std::string>& overrides, int failures, bool lossy, bool por, int threads) {
   isr::analysis::AvailabilityOptions o;
   o.failures = failures;
@@ -75,17 +87,7 @@ Row availability(const std::vector<std::string>& overrides, int failures, bool l
   const isr::spec::Config c = config(overrides);
   const double before = cpu_seconds();
   const auto r = isr::analysis::analyze_availability(c, o);
-  Row row;
-  row.states = r.graph_states;
-  row.edges = r.graph_edges;
-  row.graph = r.graph_seconds;
-  row.critical = r.graph_critical_path_seconds;
-  row.sequential = r.graph_sequential_seconds;
-  row.classify = r.classify_seconds;
-  row.cpu = cpu_seconds() - before;
-  row.verdict = std::string(isr::analysis::availability_name(r.verdict));
-  row.complete = r.complete;
-  return row;
+  return graph_row(r, cpu_seconds() - before, std::string(isr::analysis::availability_name(r.verdict)));
 }
 
 Row convergence(const std::vector<std::string>& overrides, bool por, int threads) {
@@ -95,17 +97,7 @@ Row convergence(const std::vector<std::string>& overrides, bool por, int threads
   const isr::spec::Config c = config(overrides);
   const double before = cpu_seconds();
   const auto r = isr::analysis::analyze_convergence(c, o);
-  Row row;
-  row.states = r.graph_states;
-  row.edges = r.graph_edges;
-  row.graph = r.graph_seconds;
-  row.critical = r.graph_critical_path_seconds;
-  row.sequential = r.graph_sequential_seconds;
-  row.classify = r.classify_seconds;
-  row.cpu = cpu_seconds() - before;
-  row.verdict = isr::analysis::convergence_verdict_name(r.verdict);
-  row.complete = r.complete;
-  return row;
+  return graph_row(r, cpu_seconds() - before, isr::analysis::convergence_verdict_name(r.verdict));
 }
 
 struct Case {

@@ -8,7 +8,6 @@
 // and shrink an acked-write loss under acks=1. The target is >= 1M steps/s per core.
 // "per core" divides by the CPU time the process used (getrusage), not by wall time, so
 // the figure stays meaningful on a machine shared with other work.
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdint>
@@ -21,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "checker/random_walk.h"
 #include "spec/config.h"
 #include "spec/partition_model.h"
@@ -68,12 +68,7 @@ struct Row {
   std::string note;
 };
 
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-}
+using isr::bench::cpu_seconds;
 
 template <class M>
 Row walk_row(const std::string& what, const M& model, WalkOptions o, unsigned threads) {
