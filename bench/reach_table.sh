@@ -71,15 +71,18 @@ run_check() {
   local json="$work/r.json" timing="$work/time.txt"
   /usr/bin/time -f '%e %U %S %M' -o "$timing" "$binary" check --quiet --threads "$threads" \
     --time-limit "$time_limit" --json "$json" "$@" >/dev/null 2>&1 || true
-  python3 - "$row" "$variant" "$json" "$timing" <<'EOF'
+  python3 - "$row" "$variant" "$json" "$timing" "$work/targets.tsv" <<'EOF'
 import json, sys
-row, variant, path, timing = sys.argv[1:5]
+row, variant, path, timing, targets = sys.argv[1:6]
 wall, user, system, rss_kb = open(timing).read().split()[-4:]
 try:
     r = json.load(open(path))
 except (OSError, ValueError):
     print(f"| {row:44} | {variant:6} | error      |")
     sys.exit(0)
+with open(targets, "a") as t:
+    t.write(f"{row}\t{variant}\t{r['verdict']}\t{r['distinct_states']}\t{wall}\t{int(rss_kb) * 1024}\t"
+            f"{r['collision_probability']}\n")
 m = r["memory"]
 verdict = r["verdict"] + ("" if r["verdict"] != "incomplete" else " (" + r.get("stop_reason", "?") + ")")
 mib = lambda b: f"{b / 2**20:.0f} MiB" if b < 2**30 else f"{b / 2**30:.2f} GiB"
@@ -139,8 +142,64 @@ if ((toy)); then
   if [[ -x "$bench" ]]; then
     echo
     echo "# toy model (bench/bfs_bench --toy-only): engine cost per state without a protocol"
-    "$bench" --toy-only
+    "$bench" --toy-only | tee "$work/toy.txt"
   else
     echo "# (toy rows skipped: $bench is not built)"
   fi
 fi
+
+# The targets of issue 14, judged from the rows above: met, or by how much they fall short.
+echo
+echo "# targets (issue 14)"
+python3 - "$work/targets.tsv" "$work/toy.txt" <<'EOF'
+import sys
+targets, toy = sys.argv[1:3]
+rows = []
+try:
+    for line in open(targets):
+        row, variant, verdict, distinct, wall, rss, collision = line.rstrip("\n").split("\t")
+        rows.append((row, variant, verdict, int(distinct), float(wall), int(rss), float(collision)))
+except OSError:
+    pass
+limit_s, limit_bytes, limit_collision = 15 * 60, 12 * 2**30, 1e-6
+for name in ("default, bounds.max_records=2", "cluster, RF 3, min ISR 2, kraft.max_records=2"):
+    runs = [r for r in rows if r[0] == name]
+    if not runs:
+        print(f"- {name}: not run (--no-big, or no variant selected)")
+        continue
+    def ok(r):
+        return r[2] != "incomplete" and r[4] <= limit_s and r[5] <= limit_bytes and r[6] < limit_collision
+    good = [r for r in runs if ok(r)]
+    if good:
+        r = min(good, key=lambda r: r[4])
+        print(f"- {name}: met with variant {r[1]} ({r[2]}, {r[3]} states, {r[4]:.0f} s <= 900 s, "
+              f"{r[5] / 2**30:.2f} GiB <= 12 GiB, collision {r[6]:.2g} < 1e-6)")
+    for r in runs:
+        if ok(r):
+            continue
+        short = []
+        if r[2] == "incomplete":
+            short.append(f"incomplete after {r[4]:.0f} s at {r[3]} states")
+        elif r[4] > limit_s:
+            short.append(f"{r[4] - limit_s:.0f} s over 15 minutes")
+        if r[5] > limit_bytes:
+            short.append(f"{(r[5] - limit_bytes) / 2**30:.2f} GiB over 12 GiB")
+        if r[6] >= limit_collision:
+            short.append(f"collision estimate {r[6]:.2g} >= 1e-6")
+        print(f"- {name}, variant {r[1]}: not met: " + "; ".join(short))
+rate = None
+try:
+    for line in open(toy):
+        t = line.split()
+        if t[:6] == ["toy", "counters", "8^8", "fp128", "1", "off"]:
+            rate = float(t[14])
+except (OSError, IndexError, ValueError):
+    pass
+if rate is None:
+    print("- toy model >= 15M generated states per CPU-second: not run (--no-toy, or bfs_bench not built)")
+elif rate >= 15e6:
+    print(f"- toy model, 128-bit, 1 thread: met ({rate / 1e6:.1f}M generated per CPU-second)")
+else:
+    print(f"- toy model, 128-bit, 1 thread: not met: {rate / 1e6:.1f}M generated per CPU-second, "
+          f"{(1 - rate / 15e6) * 100:.1f}% short of 15M")
+EOF
