@@ -29,7 +29,7 @@ using nlohmann::json;
 // v2: cells also check no-committed-loss-globally (Durability::DataGone).
 constexpr std::string_view kCacheFormat = "isrcheck-matrix-cache-v2";
 // The copies-lost column's entries (one per row). Bump when its definition changes.
-constexpr std::string_view kCopiesLostFormat = "isrcheck-matrix-copies-lost-v1";
+constexpr std::string_view kCopiesLostFormat = "isrcheck-matrix-copies-lost-v2";  // v2: controllers never stop
 
 std::string_view placement_text(spec::Placement p) {
   return p == spec::Placement::Combined ? "combined" : "dedicated";

@@ -23,17 +23,13 @@ using spec::ActionKind;
 // From then on, everything the model does: in particular followers may fall behind and
 // leave the ISR before any fault, which is the hazard KIP-966 closes.
 //
-// only_copy_losses: a node stop is a power loss or a disk loss, never a kill -9 or a
-// clean shutdown, which keep the log (a restart is not a stop and stays allowed).
+// only_copy_losses: see copy_loss_allowed (verify.h).
 struct Premise {
   bool after_ack = false;
   bool only_copy_losses = false;
 
   bool operator()(const spec::Config& c, const spec::State& s, const spec::Action& a) const {
-    if (only_copy_losses && a.kind == ActionKind::Crash) {
-      const auto kind = static_cast<spec::StopKind>(a.arg);
-      if (kind != spec::StopKind::Power && kind != spec::StopKind::Disk) return false;
-    }
+    if (only_copy_losses && !copy_loss_allowed(c, a)) return false;
     if (!after_ack) return true;
     if (a.kind != ActionKind::Crash && a.kind != ActionKind::Cut && a.kind != ActionKind::ShrinkIsr) return true;
     for (int k = 0; k < c.bounds.max_records; ++k) {
@@ -147,6 +143,14 @@ bool parse_faults_begin(std::string_view name, FaultsBegin& out) {
     }
   }
   return false;
+}
+
+bool copy_loss_allowed(const spec::Config& config, const spec::Action& a) {
+  if (a.kind != ActionKind::Crash) return true;
+  // Replicas are nodes 0..RF-1; a dedicated controller voter holds no copy of the log.
+  if (a.node >= config.replication_factor) return false;
+  const auto kind = static_cast<spec::StopKind>(a.arg);
+  return kind == spec::StopKind::Power || kind == spec::StopKind::Disk;
 }
 
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options) {

@@ -16,6 +16,7 @@
 
 #include "checker/bfs_types.h"
 #include "spec/config.h"
+#include "spec/partition_model.h"
 
 namespace isr::analysis {
 
@@ -40,10 +41,11 @@ struct VerifyOptions {
   uint64_t max_memory_bytes = 0;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: stop with verdict Incomplete
   FaultsBegin faults_begin = FaultsBegin::Anytime;
-  // Every node stop is a power loss or a disk loss: kill -9 and clean shutdowns are held
-  // back (analysis/restricted_model.h), so that the fault budget counts lost copies
-  // (`isrcheck matrix`'s "copies lost" column, docs/matrix.md). The budget's own kinds
-  // still apply (faults.max_lossy_crashes, faults.max_disk_losses).
+  // Every node stop is a power loss or a disk loss of a replica (copy_loss_allowed): kill
+  // -9, clean shutdowns and dedicated controllers' stops are held back
+  // (analysis/restricted_model.h), so that the fault budget counts lost copies (`isrcheck
+  // matrix`'s "copies lost" column, docs/matrix.md). The budget's own kinds still apply
+  // (faults.max_lossy_crashes, faults.max_disk_losses).
   bool only_copy_losses = false;
   // no-acked-loss and no-committed-loss-globally judge only the first acknowledged write
   // (the smallest acknowledged record id: records are sent one at a time in id order, so
@@ -72,6 +74,13 @@ struct VerifyOutcome {
 // enables), restricted by `options.faults_begin` and `options.only_copy_losses`. A counterexample is replayed on the
 // unrestricted model before it is returned (a restricted path is a path of the model);
 // a trace that does not replay is a bug and throws std::logic_error.
+// The stops VerifyOptions::only_copy_losses allows: a power loss or a disk loss of a
+// replica, which can take a write off its disk. A kill -9 and a clean shutdown keep the
+// log (the page cache survives a process kill; a clean stop flushes), and a dedicated
+// controller voter holds no copy, so its stops would spend the budget on no copy at all.
+// Every other action (restarts included) is allowed.
+bool copy_loss_allowed(const spec::Config& config, const spec::Action& a);
+
 VerifyOutcome verify(const spec::Config& config, const VerifyOptions& options = {});
 
 }  // namespace isr::analysis

@@ -51,7 +51,8 @@ struct BfsProgress {
 };
 
 // Where the expand phase's successors are looked up in the visited set (checker/bfs.h).
-// Results never depend on it: only the memory traffic does.
+// States, counts, verdicts and traces never depend on it: only the memory traffic and
+// the candidate buffers' size do (docs/checker.md, "Memory").
 enum class VisitedLookup {
   Adaptive,  // per level, from the previous level's share of successors already visited
   Expand,    // every successor, at random, while it is generated (prefetched)

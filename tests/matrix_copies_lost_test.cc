@@ -180,6 +180,32 @@ TEST(CopiesLost, KillsAreNotLostCopies) {
   EXPECT_EQ(without.trace.dump().find("Crash("), std::string::npos);
 }
 
+// A lost copy is a power or disk loss of a replica: not a kill, not a clean stop, and
+// not a stop of a dedicated controller voter, which holds no copy of the log (the budget
+// would otherwise count a controller failover as a lost copy).
+TEST(CopiesLost, OnlyReplicasLoseCopies) {
+  MatrixCell c = row(2, 1, Acks::All, false, false);
+  c.placement = isr::spec::Placement::Dedicated;
+  c.failures = 1;
+  c.lossy = true;
+  const isr::spec::Config config = isr::analysis::matrix_cell_config(json::object(), {}, c);
+  ASSERT_GT(config.nodes(), config.replication_factor) << "dedicated voters follow the brokers";
+  using isr::spec::ActionKind;
+  using isr::spec::StopKind;
+  auto stop = [](int node, StopKind kind) {
+    return isr::spec::Action{ActionKind::Crash, static_cast<uint8_t>(node), 0, static_cast<uint8_t>(kind)};
+  };
+  for (int n = 0; n < config.nodes(); ++n) {
+    const bool replica = n < config.replication_factor;
+    EXPECT_EQ(isr::analysis::copy_loss_allowed(config, stop(n, StopKind::Power)), replica) << "node " << n;
+    EXPECT_EQ(isr::analysis::copy_loss_allowed(config, stop(n, StopKind::Disk)), replica) << "node " << n;
+    EXPECT_FALSE(isr::analysis::copy_loss_allowed(config, stop(n, StopKind::Kill))) << "node " << n;
+    EXPECT_FALSE(isr::analysis::copy_loss_allowed(config, stop(n, StopKind::Clean))) << "node " << n;
+    EXPECT_TRUE(isr::analysis::copy_loss_allowed(
+        config, isr::spec::Action{ActionKind::Restart, static_cast<uint8_t>(n), 0, 0}));
+  }
+}
+
 bool holds_record(const json& replica, int record) {
   for (const auto& entry : replica.at("log")) {
     if (entry.at(1) == record) return true;
