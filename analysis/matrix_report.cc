@@ -272,18 +272,27 @@ std::string render_matrix_table(const MatrixResult& result, MatrixFormat format)
   return out.str();
 }
 
+namespace {
+
+// The dimensions a row and each of its cells share, as the JSON report names them.
+json row_fields(const MatrixCell& c, const std::string& id) {
+  return {{"id", id},
+          {"replication_factor", c.replication_factor},
+          {"min_insync_replicas", c.min_isr},
+          {"acks", spec::acks_name(c.acks)},
+          {"unclean_leader_election", c.unclean},
+          {"eligible_leader_replicas", c.elr},
+          {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"}};
+}
+
+}  // namespace
+
 json matrix_to_json(const MatrixResult& result) {
   json cells = json::array();
   for (const CellResult& r : result.cells) {
     const MatrixCell& c = r.cell;
-    json cell = {{"id", c.id()},
-                 {"replication_factor", c.replication_factor},
-                 {"min_insync_replicas", c.min_isr},
-                 {"acks", spec::acks_name(c.acks)},
-                 {"unclean_leader_election", c.unclean},
-                 {"eligible_leader_replicas", c.elr},
-                 {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"},
-                 {"failures", c.failures},
+    json cell = row_fields(c, c.id());
+    cell.update({{"failures", c.failures},
                  {"lossy", c.lossy},
                  {"config", r.config},
                  {"cache_key", r.key},
@@ -292,7 +301,7 @@ json matrix_to_json(const MatrixResult& result) {
                   {{"verdict", durability_name(r.durability)},
                    {"distinct_states", r.durability_states},
                    {"seconds", r.durability_seconds},
-                   {"bounds_reached", r.bounds_reached}}}};
+                   {"bounds_reached", r.bounds_reached}}}});
     if (r.red() || r.gone()) {
       cell["durability"]["trace_steps"] = r.trace_steps;
       cell["durability"]["trace"] = r.trace;
@@ -338,14 +347,9 @@ json matrix_to_json(const MatrixResult& result) {
         copies["at_least"] = r.copies;
         break;
     }
-    rows.push_back({{"id", c.row_id()},
-                    {"replication_factor", c.replication_factor},
-                    {"min_insync_replicas", c.min_isr},
-                    {"acks", spec::acks_name(c.acks)},
-                    {"unclean_leader_election", c.unclean},
-                    {"eligible_leader_replicas", c.elr},
-                    {"placement", c.placement == spec::Placement::Combined ? "combined" : "dedicated"},
-                    {"copies_lost", std::move(copies)}});
+    json row = row_fields(c, c.row_id());
+    row["copies_lost"] = std::move(copies);
+    rows.push_back(std::move(row));
   }
   json document = {{"format", "isrcheck-matrix"},
               {"version", 1},
