@@ -33,11 +33,9 @@ class StateBlocks {
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  uint64_t bytes() const { return blocks_.size() * kBlock * sizeof(State) + blocks_.capacity() * sizeof(blocks_[0]); }
 
   State& operator[](size_t i) { return blocks_[i >> kBlockBits].get()[i & (kBlock - 1)]; }
   const State& operator[](size_t i) const { return blocks_[i >> kBlockBits].get()[i & (kBlock - 1)]; }
-  const State& back() const { return (*this)[size_ - 1]; }
 
   void push_back(const State& s) {
     grow_uninitialized(size_ + 1);

@@ -100,7 +100,6 @@ class VertexIndex {
   static constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
 
   size_t size() const { return size_; }
-  uint64_t bytes() const { return keys_.capacity() * sizeof(Fingerprint) + values_.capacity() * sizeof(uint32_t); }
 
   uint32_t find(Fingerprint fp) const {
     if (keys_.empty()) return kAbsent;
