@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "analysis/restricted_model.h"
-#include "checker/state_graph.h"
+#include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
-#include "spec/queries.h"
+#include "spec/partition/partition_model.h"
+#include "spec/partition/queries.h"
 
 namespace isr::analysis {
 namespace {

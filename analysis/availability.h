@@ -3,7 +3,7 @@
 //
 // MODEL.md section 4: availability is checked, not only safety. The answer for one
 // state is found by reverse reachability in the explicit state graph
-// (checker/state_graph.h): a state is *available* when some fault-free path from it
+// (checker/graph/state_graph.h): a state is *available* when some fault-free path from it
 // acknowledges the next write. The other states are classified by cause, from the
 // controller's committed metadata:
 //   no-controller-quorum  a majority of voters is gone: the ISR cannot even shrink, so
@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::analysis {
 
@@ -42,7 +42,7 @@ struct AvailabilityOptions {
   int threads = 1;        // workers building the state graph; the report is the same for any count
   uint64_t max_states = 2'000'000;  // graph vertices; beyond it the report is incomplete
   bool symmetry = true;   // one vertex per orbit (the classes are invariant under it)
-  // Partial-order reduction in the graph (checker/state_graph.h): dead components cleared,
+  // Partial-order reduction in the graph (checker/graph/state_graph.h): dead components cleared,
   // irrelevant actions dropped. Same verdict and witness length, fewer states
   // (docs/claims.md, "Threads and partial-order reduction").
   bool por = false;

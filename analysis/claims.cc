@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "analysis/verify.h"
-#include "spec/files.h"
-#include "properties/catalog.h"
+#include "io/files.h"
+#include "spec/partition/properties/catalog.h"
 
 namespace isr::analysis {
 namespace {
@@ -255,8 +255,8 @@ Claim parse_claim(const json& document, const std::string& default_name) {
 Claim read_claim_file(const std::string& path) {
   json document;
   try {
-    document = spec::files::read_json_file(path);
-  } catch (const spec::files::InputError& e) {
+    document = io::files::read_json_file(path);
+  } catch (const io::files::InputError& e) {
     throw ClaimError(path, e.what());
   }
   return parse_claim(document, std::filesystem::path(path).stem().string());

@@ -18,7 +18,7 @@
 
 #include "analysis/availability.h"
 #include "analysis/verify.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::analysis {
 
@@ -31,7 +31,7 @@ struct ClaimError : std::runtime_error {
 };
 
 struct PropertyExpectation {
-  std::string property;  // a name from properties/catalog.h
+  std::string property;  // a name from spec/partition/properties/catalog.h
   bool holds = true;     // "holds" or "violated"
 };
 

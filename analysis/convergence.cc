@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/state_graph.h"
+#include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::analysis {
 

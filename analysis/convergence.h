@@ -1,6 +1,6 @@
 // logs-converge: from every reachable state, once the faults stop, the live replicas can
 // still come to hold identical logs. A liveness property (AG EF over the explicit state
-// graph, checker/state_graph.h), the companion of log-matching: log-matching says the
+// graph, checker/graph/state_graph.h), the companion of log-matching: log-matching says the
 // replicas never disagree below their high watermarks, logs-converge that whatever they
 // disagree on above them can always be repaired by replication alone.
 //
@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
-#include "spec/state.h"
+#include "spec/partition/config.h"
+#include "spec/partition/state.h"
 
 namespace isr::analysis {
 
@@ -36,7 +36,7 @@ struct ConvergenceOptions {
   uint64_t max_states = 2'000'000;  // graph vertices; beyond it the verdict is incomplete unless stuck
   bool symmetry = true;             // one vertex per orbit (converged() is invariant under it)
   int threads = 1;                  // workers building the state graph; the report is the same for any count
-  // Partial-order reduction in the graph (checker/state_graph.h): dead components cleared,
+  // Partial-order reduction in the graph (checker/graph/state_graph.h): dead components cleared,
   // irrelevant actions dropped; the same verdict and witness length (docs/convergence.md).
   bool por = false;
 };

@@ -12,24 +12,24 @@
 #include "analysis/corpus_models.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_reader.h"
-#include "spec/config.h"
-#include "spec/files.h"
-#include "spec/json_fields.h"
+#include "spec/partition/config.h"
+#include "io/files.h"
+#include "io/json_fields.h"
 
 namespace isr::analysis {
 namespace {
 
 using nlohmann::json;
 
-// The strict readers the model configurations use (spec/json_fields.h); the manifest
+// The strict readers the model configurations use (io/json_fields.h); the manifest
 // throws its own error type, so it asks for the problem instead of the exception.
-using spec::json_fields::join;
-using spec::json_fields::shown;
+using io::json_fields::join;
+using io::json_fields::shown;
 
 void check_keys(const json& object, const std::string& field, const std::vector<std::string>& allowed) {
   // The manifest's root has no field name; json_fields would call it "config".
   if (!object.is_object()) throw CorpusError(field, "expected an object, got " + shown(object));
-  if (auto problem = spec::json_fields::find_key_problem(object, field, allowed)) {
+  if (auto problem = io::json_fields::find_key_problem(object, field, allowed)) {
     throw CorpusError(problem->field, problem->message);
   }
 }
@@ -255,8 +255,8 @@ Manifest parse_manifest(const json& document) {
 Manifest load_manifest(const std::string& path) {
   json document;
   try {
-    document = spec::files::read_json_file(path);  // with the line and column of a syntax error
-  } catch (const spec::files::InputError& e) {
+    document = io::files::read_json_file(path);  // with the line and column of a syntax error
+  } catch (const io::files::InputError& e) {
     throw CorpusError("--manifest", e.what());
   }
   Manifest manifest = parse_manifest(document);
@@ -354,8 +354,8 @@ RegenerateResult regenerate_entry(const CorpusEntry& entry, const std::string& o
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     try {
-      spec::files::write_file_atomically(result.file, text);
-    } catch (const spec::files::InputError& e) {
+      io::files::write_file_atomically(result.file, text);
+    } catch (const io::files::InputError& e) {
       result.problem = e.what();
       return result;
     }
@@ -375,8 +375,8 @@ EntryVerification verify_entry(const CorpusEntry& entry, const std::string& trac
   } else {
     std::string problem;
     try {
-      problem = replay_problem(entry, spec::files::parse_json(stored));
-    } catch (const spec::files::InputError& e) {
+      problem = replay_problem(entry, io::files::parse_json(stored));
+    } catch (const io::files::InputError& e) {
       problem = std::string("not valid JSON: ") + e.what();
     }
     if (!problem.empty()) v.problems.push_back("stored trace " + file + ": " + problem);

@@ -1,18 +1,15 @@
-// The corpus's table of models (see corpus_models.h). Each row binds a model class to
-// its configuration loader; everything else is generic over checker::Model.
+// The corpus's table of models (see corpus_models.h), one row per row of the model
+// registry (spec/models.h); everything else is generic over checker::Model.
 #include "analysis/corpus_models.h"
 
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "analysis/verify.h"
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/cluster/cluster_config.h"
-#include "spec/cluster/cluster_model.h"
-#include "spec/kraft/kraft_config.h"
-#include "spec/kraft/kraft_model.h"
-#include "spec/partition_model.h"
+#include "spec/models.h"
 
 namespace isr::analysis {
 namespace {
@@ -61,41 +58,33 @@ SideResult partition_side(const json& resolved, const RunOptions& options) {
   return side;
 }
 
-// One row: `build` makes the model from a configuration document (resolved or not);
-// `search` is its exhaustive search (bfs_search<M> unless the model has a shared one).
-template <class M, class Build>
-CorpusModel row(std::string name, Build build,
-                std::function<SideResult(const json&, const RunOptions&)> search = nullptr) {
+// The corpus's row of a registry row: resolve, search and replay through its loader.
+// The partition model goes through analysis::verify (partition_side); every other
+// model through the exhaustive BFS.
+template <class Row>
+CorpusModel corpus_row(const Row& registry_row) {
+  using M = typename Row::Model;
+  auto build = [load = registry_row.load](const json& c) { return load(&c, {}); };
+  const std::string name(registry_row.name);
   CorpusModel m;
   m.name = name;
   m.resolve = [build](const json& document) { return build(document).config_json(); };
-  m.search = search;
+  if constexpr (std::is_same_v<M, spec::PartitionModel>) {
+    m.search = partition_side;
+  } else {
+    m.search = [build, name](const json& resolved, const RunOptions& options) {
+      return bfs_side<M>(build(resolved), name, options);
+    };
+  }
   m.replay = [build](const json& resolved, const json& trace, counterexamples::ReplayEnd end) {
     return counterexamples::replay_trace(build(resolved), trace, end);
   };
   return m;
 }
 
-template <class M, class Build>
-std::function<SideResult(const json&, const RunOptions&)> bfs_search(std::string name, Build build) {
-  return [build, name](const json& resolved, const RunOptions& options) {
-    return bfs_side<M>(build(resolved), name, options);
-  };
-}
-
-// Adding a model: its include, and three lines like the KRaft model's.
 std::vector<CorpusModel> make_models() {
   std::vector<CorpusModel> rows;
-  auto partition = [](const json& c) { return spec::PartitionModel(spec::load_config(&c, {})); };
-  rows.push_back(row<spec::PartitionModel>("partition", partition, partition_side));
-  auto kraft = [](const json& c) { return spec::kraft::KraftModel(spec::kraft::load_config(&c, {})); };
-  rows.push_back(row<spec::kraft::KraftModel>(
-      spec::kraft::kKraftModelName, kraft,
-      bfs_search<spec::kraft::KraftModel>(spec::kraft::kKraftModelName, kraft)));
-  auto cluster = [](const json& c) { return spec::cluster::ClusterModel(spec::cluster::load_config(&c, {})); };
-  rows.push_back(row<spec::cluster::ClusterModel>(
-      spec::cluster::kClusterModelName, cluster,
-      bfs_search<spec::cluster::ClusterModel>(spec::cluster::kClusterModelName, cluster)));
+  spec::for_each_model([&](const auto& registry_row) { rows.push_back(corpus_row(registry_row)); });
   return rows;
 }
 

@@ -3,8 +3,8 @@
 // the exhaustive search of it, and replay a trace against it.
 //
 // The corpus itself (corpus.cc) never names a model type: it looks the entry's model up
-// here. Adding a model to the corpus is one row in corpus_models.cc (its model class and
-// its configuration loader); the engines and the corpus code stay unchanged.
+// here, and this table has a row for every row of the model registry (spec/models.h), so
+// adding a model there adds it to the corpus too.
 #pragma once
 
 #include <functional>

@@ -8,9 +8,9 @@
 #include <set>
 #include <utility>
 
-#include "checker/state_graph.h"
+#include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::analysis {
 namespace {

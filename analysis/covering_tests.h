@@ -3,7 +3,7 @@
 // configuration's bounds, each exported as a scenario (docs/scenarios.md) that a harness
 // can run against a real cluster.
 //
-// Built on the explicit state graph (checker/state_graph.h): every class gets a witness
+// Built on the explicit state graph (checker/graph/state_graph.h): every class gets a witness
 // edge at minimal depth, reached by a shortest path; greedy set cover then picks the
 // paths that cover the most classes still uncovered, until all are covered or the
 // maximum number of tests is reached.
@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::analysis {
 

@@ -18,7 +18,7 @@
 
 #include "analysis/availability.h"
 #include "analysis/verify.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace isr::analysis {
 namespace {
@@ -155,8 +155,8 @@ json read_cache_entry(const std::string& dir, const std::string& key) {
   std::stringstream text;
   text << in.rdbuf();
   try {
-    return spec::files::parse_json(text.str());
-  } catch (const spec::files::InputError&) {
+    return io::files::parse_json(text.str());
+  } catch (const io::files::InputError&) {
     return nullptr;
   }
 }
@@ -172,8 +172,8 @@ void write_cache_entry(const std::string& dir, const std::string& key, const jso
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   try {
-    spec::files::write_file_atomically(cache_file(dir, key).string(), entry.dump() + "\n");
-  } catch (const spec::files::InputError&) {
+    io::files::write_file_atomically(cache_file(dir, key).string(), entry.dump() + "\n");
+  } catch (const io::files::InputError&) {
     // a cache that cannot be written only costs recomputation
   }
 }

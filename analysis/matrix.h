@@ -28,8 +28,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs_types.h"
-#include "spec/config.h"
+#include "checker/bfs/bfs_types.h"
+#include "spec/partition/config.h"
 
 namespace isr::analysis {
 

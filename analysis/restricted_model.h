@@ -6,7 +6,7 @@
 // Every path of a restricted model is a path of the partition model (the filter only
 // removes actions, the states and transitions are the model's), so a trace found on it
 // replays on the unrestricted model of the same configuration with `isrcheck replay`,
-// and the engines (checker/bfs.h, checker/state_graph.h) run on it unchanged. What a
+// and the engines (checker/bfs/bfs.h, checker/graph/state_graph.h) run on it unchanged. What a
 // restriction costs is generality: a verdict "holds" is a verdict about the restricted
 // executions only, and each restriction says which ones it keeps.
 #pragma once
@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/model.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::analysis {
 

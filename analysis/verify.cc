@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "analysis/restricted_model.h"
-#include "spec/queries.h"
-#include "checker/bfs.h"
+#include "spec/partition/queries.h"
+#include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::analysis {
 namespace {
@@ -40,7 +40,7 @@ struct Premise {
 };
 
 // The first acknowledged record (0: none yet). Records are sent in id order with one in
-// flight (max.in.flight.requests=1, spec/produce.cc), and a record's outcome is final
+// flight (max.in.flight.requests=1, spec/partition/produce.cc), and a record's outcome is final
 // before the next is sent, so the first acknowledged is the smallest acknowledged id.
 int first_acked(const spec::Config& c, const spec::State& s) {
   for (int k = 1; k <= c.bounds.max_records; ++k) {
@@ -56,7 +56,7 @@ bool log_has(const spec::ReplicaState& r, int record) {
   return false;
 }
 
-// no-acked-loss and no-committed-loss-globally (properties/durability.cc) for the first
+// no-acked-loss and no-committed-loss-globally (spec/partition/properties/durability.cc) for the first
 // acknowledged write alone: each violation violates the catalogue's property too.
 template <class M>
 bool first_write_on_leader(const M& m, const spec::State& s) {

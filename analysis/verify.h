@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs_types.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/bfs/bfs_types.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::analysis {
 

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
-#include "checker/bfs.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/bfs/bfs.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 #include "tests/toy_models.h"
 
 namespace {

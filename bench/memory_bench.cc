@@ -1,7 +1,7 @@
 // This machine's random-memory-access rate, next to the visited set's lookup rate
 // (issue 14, point 5): how far the engine's lookups are from what the memory allows.
 //
-// On one array of --mib MiB (huge pages, as the visited set: checker/large_array.h):
+// On one array of --mib MiB (huge pages, as the visited set: checker/store/large_array.h):
 //   dependent    each address comes from the previous load (latency-bound)
 //   independent  addresses known in advance, prefetched 16 ahead (the engine's ring)
 // and on a visited set holding as many fingerprints: contains() of random absent
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
-#include "checker/large_array.h"
-#include "checker/visited_set.h"
+#include "checker/store/large_array.h"
+#include "checker/store/visited_set.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #   engine peak      the search's structures at their largest (BfsResult::peak_memory_bytes)
 #   rss              the process's maximum resident set (/usr/bin/time)
 #   B/state          engine peak / distinct states
-#   frontier B/st    encoded bytes per frontier state (checker/state_store.h)
+#   frontier B/st    encoded bytes per frontier state (checker/store/state_store.h)
 #   visited B/fp     visited-set bytes per fingerprint
 #   collision        the estimate for the width used (64 or 128 bits)
 # Variants: after = defaults (frontier delta, 128-bit fingerprints); por = after with

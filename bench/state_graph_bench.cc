@@ -21,7 +21,7 @@
 #include "bench/cpu_time.h"
 #include "analysis/availability.h"
 #include "analysis/convergence.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace {
 

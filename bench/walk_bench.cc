@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
-#include "checker/random_walk.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/walk/random_walk.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Partial-order reduction for the BFS engine (checker/bfs.h, BfsOptions::por): which of a
+// Partial-order reduction for the BFS engine (checker/bfs/bfs.h, BfsOptions::por): which of a
 // state's enabled actions the engine expands, and which state components it may ignore.
 // Optional model hooks, each detected at compile time; a model with none is always fully
 // expanded. Hooks 1 and 2 are below; hook 3 (dead components) is next to its concept. docs/checker.md

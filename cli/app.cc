@@ -12,7 +12,7 @@
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/version.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::cli {
 namespace {

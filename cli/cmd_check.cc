@@ -1,4 +1,4 @@
-// `isrcheck check`: exhaustive breadth-first search of a model (checker/bfs.h): the
+// `isrcheck check`: exhaustive breadth-first search of a model (checker/bfs/bfs.h): the
 // partition model, or with --model kraft the KRaft controller quorum. A violation comes
 // with a shortest counterexample; the result is the same with any --threads.
 //
@@ -8,7 +8,7 @@
 // so far is printed).
 //
 // With --distributed, under `mpirun -np N`, the search is spread over N processes
-// (checker/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints
+// (checker/bfs/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints
 // and writes everything, every rank exits with the same status.
 #include <algorithm>
 #include <chrono>
@@ -26,8 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs.h"
-#include "checker/distributed_bfs.h"
+#include "checker/bfs/bfs.h"
+#include "checker/bfs/distributed_bfs.h"
 #include "cli/check_summary.h"
 #include "cli/commands.h"
 #include "cli/load.h"
@@ -146,7 +146,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     throw UsageError("--threads", "is not used with --distributed: each rank runs one thread; start one rank "
                                   "per core (mpirun -np N)");
   }
-  // What the distributed engine (checker/distributed_bfs.h) does not do yet is refused,
+  // What the distributed engine (checker/bfs/distributed_bfs.h) does not do yet is refused,
   // not silently ignored.
   if (o.distributed && o.fingerprint == "128") {
     throw UsageError("--fingerprint", "128 is not supported with --distributed yet (allowed there: 64, the default)");

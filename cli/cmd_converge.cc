@@ -20,7 +20,7 @@
 #include "cli/run_support.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/replay.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::cli {
 namespace {

@@ -1,6 +1,6 @@
 // `isrcheck graph`: the whole state graph of a small model, for drawing or for other
 // graph tools: every reachable state a vertex, every enabled action an edge
-// (checker/state_graph.h), written with Boost's write_graphviz (DOT) or write_graphml.
+// (checker/graph/state_graph.h), written with Boost's write_graphviz (DOT) or write_graphml.
 //
 // Vertex attributes: id (BFS discovery order), depth (shortest distance from an initial
 // state) and a one-line summary of the partition (leader, epoch, ISR, dead nodes, send
@@ -22,11 +22,11 @@
 #include <boost/property_map/function_property_map.hpp>
 
 #include "checker/counterexample.h"
-#include "checker/state_graph.h"
+#include "checker/graph/state_graph.h"
 #include "cli/commands.h"
 #include "cli/run_support.h"
 #include "cli/load.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::cli {
 namespace {

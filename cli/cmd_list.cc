@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "properties/catalog.h"
-#include "properties/cluster.h"
-#include "properties/kraft.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/cluster/cluster_properties.h"
+#include "spec/kraft/kraft_properties.h"
 #include "spec/cluster/cluster_config.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 
 namespace isr::cli {

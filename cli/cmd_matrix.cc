@@ -23,8 +23,8 @@
 #include "cli/load.h"
 #include "cli/run_support.h"
 #include "cli/version.h"
-#include "spec/files.h"
-#include "spec/state.h"
+#include "io/files.h"
+#include "spec/partition/state.h"
 
 namespace isr::cli {
 namespace {
@@ -206,8 +206,8 @@ std::string matrix_mermaid_js(const MatrixCommandOptions& o) {
   if (path.empty()) path = kMermaidJs;
   std::string text;
   try {
-    text = spec::files::read_file(path);
-  } catch (const spec::files::InputError& e) {
+    text = io::files::read_file(path);
+  } catch (const io::files::InputError& e) {
     throw UsageError("--mermaid-js", "the HTML report embeds mermaid to draw its diagrams offline: " +
                                          std::string(e.what()) +
                                          "; run scripts/fetch-mermaid.sh (the build does), or give "

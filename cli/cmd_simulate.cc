@@ -1,4 +1,4 @@
-// `isrcheck simulate`: random walks over a model (checker/random_walk.h), the partition
+// `isrcheck simulate`: random walks over a model (checker/walk/random_walk.h), the partition
 // model or with --model kraft the KRaft controller quorum, for configurations too large
 // to explore exhaustively. Prints the seed first so that any run can be repeated exactly
 // (same seed => same result with any --threads).
@@ -8,7 +8,7 @@
 // 3 incomplete (interrupted or out of time before every walk ran).
 //
 // With --distributed, under `mpirun -np N`, the walks are spread over N processes
-// (checker/distributed_walks.h) with the same result; rank 0 prints and writes.
+// (checker/walk/distributed_walks.h) with the same result; rank 0 prints and writes.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -27,11 +27,11 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/counterexample.h"
-#include "checker/distributed_walks.h"
-#include "checker/random_walk.h"
-#include "checker/rng.h"
-#include "checker/shrink.h"
-#include "checker/walk_result.h"
+#include "checker/walk/distributed_walks.h"
+#include "checker/walk/random_walk.h"
+#include "checker/walk/rng.h"
+#include "checker/walk/shrink.h"
+#include "checker/walk/walk_result.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
@@ -40,7 +40,7 @@
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "distributed/mpi_transport.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace isr::cli {
 namespace {
@@ -66,8 +66,8 @@ template <checker::Model M>
 std::map<std::string, double, std::less<>> read_weights(const std::string& path, const M& model) {
   json document;
   try {
-    document = spec::files::read_json_file(path);
-  } catch (const spec::files::InputError& e) {
+    document = io::files::read_json_file(path);
+  } catch (const io::files::InputError& e) {
     throw UsageError("--weights", e.what());
   }
   if (!document.is_object()) {

@@ -15,7 +15,7 @@
 #include "cli/run_support.h"
 #include "cli/load.h"
 #include "counterexamples/export/export_scenario.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::cli {
 namespace {

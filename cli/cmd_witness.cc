@@ -11,7 +11,7 @@
 #include "cli/load.h"
 #include "cli/run_support.h"
 #include "conformance/witness.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace isr::cli {
 namespace {
@@ -27,8 +27,8 @@ struct WitnessOptions {
 void run_witness(const WitnessOptions& options) {
   const spec::Config config = load_config(options.config);
   // Both texts go into the trace's JSON, which holds UTF-8 only.
-  if (!spec::files::valid_utf8(options.script)) throw UsageError("--script", "not valid UTF-8");
-  if (!spec::files::valid_utf8(options.description)) throw UsageError("--description", "not valid UTF-8");
+  if (!io::files::valid_utf8(options.script)) throw UsageError("--script", "not valid UTF-8");
+  if (!io::files::valid_utf8(options.description)) throw UsageError("--description", "not valid UTF-8");
   std::vector<conformance::ScriptOp> script;
   try {
     script = conformance::parse_script(options.script);

@@ -1,6 +1,6 @@
 // The --model, --config FILE and --set key=value options every model subcommand takes,
 // and the configuration they resolve to (defaults, then the file, then each override in
-// order): spec/config.h for the partition model, spec/kraft/kraft_config.h for kraft.
+// order): spec/partition/config.h for the partition model, spec/kraft/kraft_config.h for kraft.
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "spec/config.h"
+#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 
 namespace isr::cli {

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace isr::cli {
 namespace {
@@ -122,15 +122,15 @@ void write_text(const std::string& path, const std::string& option, const std::s
     return;
   }
   try {
-    spec::files::write_file_atomically(path, text);
-  } catch (const spec::files::InputError& e) {
+    io::files::write_file_atomically(path, text);
+  } catch (const io::files::InputError& e) {
     throw UsageError(option, e.what());
   }
 }
 
 void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty() || path == "-") return;
-  const std::string problem = spec::files::output_path_problem(path);
+  const std::string problem = io::files::output_path_problem(path);
   if (!problem.empty()) throw UsageError(option, problem);
 }
 

@@ -42,7 +42,7 @@ std::string human(double value);              // 1234567 -> "1.23M"
 std::string bytes_text(uint64_t bytes);       // "12.3 MiB", "1.50 GiB"
 
 // Writes `document` to `path` ("-" = stdout); UsageError naming `option` when it cannot.
-// Files are written atomically (spec/files.h): never half a file, even on a signal.
+// Files are written atomically (io/files.h): never half a file, even on a signal.
 void write_json(const std::string& path, const std::string& option, const nlohmann::json& document);
 
 // The same for text; every file a subcommand writes goes through here.

@@ -12,7 +12,7 @@
 
 #include "counterexamples/export/export_scenario.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::conformance {
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
+#include "spec/partition/config.h"
 
 namespace isr::conformance {
 

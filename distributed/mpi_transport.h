@@ -1,4 +1,4 @@
-// checker/transport.h over MPI: one rank per process, started by `mpirun -np N`
+// checker/bfs/transport.h over MPI: one rank per process, started by `mpirun -np N`
 // (docs/distributed.md). The only file of isrcheck that includes <mpi.h>, so that the
 // engines in checker/ stay independent of it.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/transport.h"
+#include "checker/bfs/transport.h"
 
 namespace isr::distributed {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz/harness.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace {
 
@@ -16,7 +16,7 @@ std::string bounded_claim(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::json claim;
   try {
-    claim = isr::spec::files::parse_json(text);
+    claim = isr::io::files::parse_json(text);
   } catch (const std::exception&) {
     return text;  // not JSON: prove reports it
   }

@@ -1,4 +1,4 @@
-// Tests of the exhaustive BFS engine (checker/bfs.h) and its data structures on the toy
+// Tests of the exhaustive BFS engine (checker/bfs/bfs.h) and its data structures on the toy
 // models of tests/toy_models.h, against closed-form counts and a naive reference BFS.
 #include <algorithm>
 #include <atomic>
@@ -13,11 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
-#include "checker/large_array.h"
-#include "checker/parent_log.h"
-#include "checker/state_store.h"
-#include "checker/visited_set.h"
+#include "checker/bfs/bfs.h"
+#include "checker/store/large_array.h"
+#include "checker/store/parent_log.h"
+#include "checker/store/state_store.h"
+#include "checker/store/visited_set.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "tests/same_bfs_result.h"
 #include "tests/toy_models.h"

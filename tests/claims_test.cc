@@ -1,4 +1,4 @@
-// The explicit state graph (checker/state_graph.h) on toy models with known figures,
+// The explicit state graph (checker/graph/state_graph.h) on toy models with known figures,
 // write availability after node failures (analysis/availability.h) against the facts
 // of MODEL.md section 5, and `isrcheck prove` / `isrcheck graph` end to end: every
 // shipped claim holds, a wrong expectation exits 1, a malformed claim exits 2.
@@ -14,10 +14,10 @@
 
 #include "analysis/availability.h"
 #include "analysis/claims.h"
-#include "checker/state_graph.h"
+#include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/partition_model.h"
-#include "spec/queries.h"
+#include "spec/partition/partition_model.h"
+#include "spec/partition/queries.h"
 #include "tests/toy_models.h"
 #include "tests/trace_test_support.h"
 
@@ -32,7 +32,7 @@ using trace_test::write_temp;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// --- checker/state_graph.h ----------------------------------------------------------
+// --- checker/graph/state_graph.h ----------------------------------------------------------
 
 TEST(StateGraph, CountersHaveEveryStateAndEveryIncrement) {
   // 3 counters up to 2: 27 states; from each state, one edge per counter below 2, so

@@ -5,7 +5,7 @@
 // states: too long for the fast pass.
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 

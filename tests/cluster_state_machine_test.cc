@@ -38,8 +38,8 @@
 #include "checker/counterexample.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr {
 namespace {

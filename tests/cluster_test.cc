@@ -18,10 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "properties/cluster.h"
+#include "spec/cluster/cluster_properties.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 #include "tests/trace_test_support.h"

@@ -1,4 +1,4 @@
-// Configuration parsing, resolution and validation (spec/config.h): the defaults, each
+// Configuration parsing, resolution and validation (spec/partition/config.h): the defaults, each
 // validation error naming its field, --set overrides, generation fixes and the JSON
 // round trip that `describe` and trace files rely on.
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "properties/catalog.h"
-#include "spec/config.h"
-#include "spec/state.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/partition/config.h"
+#include "spec/partition/state.h"
 
 namespace isr::spec {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "analysis/convergence.h"
 #include "counterexamples/trace/replay.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 #include "tests/trace_test_support.h"
 
 namespace {

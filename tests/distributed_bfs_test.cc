@@ -1,9 +1,9 @@
-// The distributed BFS engine (checker/distributed_bfs.h) on 1 to 4 ranks of the
-// in-process transport (checker/thread_transport.h) gives exactly the single-process
-// result of checker/bfs.h: verdict, counts, depth, level sizes, bounds and the
+// The distributed BFS engine (checker/bfs/distributed_bfs.h) on 1 to 4 ranks of the
+// in-process transport (checker/bfs/thread_transport.h) gives exactly the single-process
+// result of checker/bfs/bfs.h: verdict, counts, depth, level sizes, bounds and the
 // counterexample, on toy models and on the Kafka models, holding, violated and stopped
 // by --max-states, with waves small enough that every level takes several; and random
-// walks spread over ranks (checker/distributed_walks.h) give one machine's result. The same
+// walks spread over ranks (checker/walk/distributed_walks.h) give one machine's result. The same
 // engine under MPI is tested end to end by tests/distributed_mpi_test.cc.
 #include <gtest/gtest.h>
 
@@ -11,18 +11,18 @@
 #include <tuple>
 #include <vector>
 
-#include "checker/bfs.h"
-#include "checker/distributed_bfs.h"
-#include "checker/distributed_walks.h"
-#include "checker/random_walk.h"
-#include "checker/state_codec.h"
-#include "checker/thread_transport.h"
+#include "checker/bfs/bfs.h"
+#include "checker/bfs/distributed_bfs.h"
+#include "checker/walk/distributed_walks.h"
+#include "checker/walk/random_walk.h"
+#include "checker/store/state_codec.h"
+#include "checker/bfs/thread_transport.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 #include "tests/same_bfs_result.h"
 #include "tests/toy_models.h"
 #include "tests/toy_walk_models.h"

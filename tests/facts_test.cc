@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "properties/predicates.h"
+#include "spec/partition/properties/predicates.h"
 #include "tests/model_test_util.h"
 
 namespace isr::spec {

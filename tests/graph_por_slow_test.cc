@@ -1,4 +1,4 @@
-// Partial-order reduction in the explicit state graph (checker/state_graph.h: dead
+// Partial-order reduction in the explicit state graph (checker/graph/state_graph.h: dead
 // components cleared, irrelevant actions dropped) keeps what the graph analyses answer:
 // for a sweep of matrix cells, every availability check of the shipped claims and the
 // logs-converge configurations of convergence_test, the verdict, the set of classes
@@ -21,8 +21,8 @@
 #include "analysis/convergence.h"
 #include "analysis/matrix.h"
 #include "counterexamples/trace/replay.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr {
 namespace {

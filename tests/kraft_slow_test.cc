@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
 

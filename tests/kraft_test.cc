@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "properties/kraft.h"
+#include "spec/kraft/kraft_properties.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
 #include "tests/trace_test_support.h"

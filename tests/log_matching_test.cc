@@ -1,4 +1,4 @@
-// log-matching as the TLA+ specifications state it (properties/consistency.cc): a
+// log-matching as the TLA+ specifications state it (spec/partition/properties/consistency.cc): a
 // replica's HW is judged only while it is running, registered, in the controller's
 // leader epoch and reconciled with its leader. Before, a stopped or restarted replica was
 // judged by its checkpointed HW, so an unclean election "broke" log-matching with every
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "tests/model_test_util.h"
 
 namespace isr::spec::modeltest {

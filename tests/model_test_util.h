@@ -24,11 +24,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include "properties/catalog.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
-#include "spec/rules.h"
-#include "spec/state.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
+#include "spec/partition/rules.h"
+#include "spec/partition/state.h"
 
 namespace isr::spec {
 

@@ -16,7 +16,7 @@
 #include "analysis/claims.h"
 #include "analysis/corpus.h"
 #include "analysis/matrix.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ TEST(PorSlow, EveryCorpusEntryKeepsItsVerdict) {
       // The stored trace is the shortest one (regenerated with POR off): the Kafka
       // models' reductions are irrelevant edges only, which keep lengths.
       const auto stored = nlohmann::json::parse(
-          isr::spec::files::read_file(manifest.directory + "/" + isr::analysis::trace_file_name(entry)));
+          isr::io::files::read_file(manifest.directory + "/" + isr::analysis::trace_file_name(entry)));
       // Its "steps" list the states, the initial one first: one more than the actions.
       EXPECT_EQ(static_cast<size_t>(unsafe.steps) + 1, stored.at("steps").size()) << entry.name;
     }

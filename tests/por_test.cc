@@ -1,7 +1,7 @@
 // Partial-order reduction (checker/por.h, BfsOptions::por): on toy models with stubborn
 // sets, the reduction is real, keeps verdicts, needs its cycle proviso, and a wrong
 // independence claim is caught by comparing verdicts; on the partition model, the
-// irrelevance declaration (spec/por.cc) is validated on every reachable state of a small
+// irrelevance declaration (spec/partition/por.cc) is validated on every reachable state of a small
 // configuration, and the reduction keeps verdicts, shortest counterexamples and
 // thread-count determinism while it removes states.
 #include <algorithm>
@@ -14,14 +14,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "checker/bfs.h"
-#include "checker/fingerprint.h"
+#include "checker/bfs/bfs.h"
+#include "checker/store/fingerprint.h"
 #include "checker/model.h"
 #include "checker/por.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 #include "tests/trace_test_support.h"
 
 namespace isr {

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/bfs/bfs.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Tests of the random-walk engine (checker/random_walk.h), the shrinker
-// (checker/shrink.h) and the distinct-state sketch, on the toy models of
+// Tests of the random-walk engine (checker/walk/random_walk.h), the shrinker
+// (checker/walk/shrink.h) and the distinct-state sketch, on the toy models of
 // tests/toy_walk_models.h.
 #include <algorithm>
 #include <atomic>
@@ -18,10 +18,10 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include "checker/random_walk.h"
-#include "checker/rng.h"
-#include "checker/shrink.h"
-#include "checker/walk_state_sketch.h"
+#include "checker/walk/random_walk.h"
+#include "checker/walk/rng.h"
+#include "checker/walk/shrink.h"
+#include "checker/walk/walk_state_sketch.h"
 #include "tests/toy_walk_models.h"
 
 #include "tests/counting_allocator.h"  // replaces operator new: this binary only

@@ -21,8 +21,8 @@
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "counterexamples/trace/trace_reader.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 #include "tests/toy_models.h"
 #include "tests/trace_test_support.h"
 

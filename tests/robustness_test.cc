@@ -1,6 +1,6 @@
 // Robustness under bad input and signals (issue 12). Bad input never crashes the tool:
 // every case a fuzz campaign found exits 2 with a message naming the field, and the
-// shared JSON reader (spec/files.h) refuses what the readers downstream cannot take. No
+// shared JSON reader (io/files.h) refuses what the readers downstream cannot take. No
 // number in a trace makes a renderer or exporter unbounded. Output is pure, checked
 // before a search and written atomically. SIGINT and SIGTERM stop every long command
 // with exit 3 and an "incomplete" --json. Each CLI test here failed before its fix.
@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/files.h"
+#include "io/files.h"
 #include "tests/trace_test_support.h"
 
 namespace {
@@ -56,46 +56,46 @@ std::string changed_trace(Change change) {
 // ---- the shared reader -----------------------------------------------------------------
 
 TEST(JsonInput, RefusesNestingBeyondTheLimitAndAcceptsItUpToIt) {
-  EXPECT_NO_THROW(files::parse_json(nested(files::kMaxJsonDepth)));
-  EXPECT_THROW(files::parse_json(nested(files::kMaxJsonDepth + 1)), files::InputError);
-  EXPECT_THROW(files::parse_json(nested(100000)), files::InputError);
+  EXPECT_NO_THROW(io::files::parse_json(nested(io::files::kMaxJsonDepth)));
+  EXPECT_THROW(io::files::parse_json(nested(io::files::kMaxJsonDepth + 1)), io::files::InputError);
+  EXPECT_THROW(io::files::parse_json(nested(100000)), io::files::InputError);
 }
 
 TEST(JsonInput, RefusesDuplicateKeysNamingTheKeyAndWhere) {
   try {
-    files::parse_json(R"({"faults": {"max_crashes": 1, "max_crashes": 2}})");
+    io::files::parse_json(R"({"faults": {"max_crashes": 1, "max_crashes": 2}})");
     FAIL() << "accepted a duplicate key";
-  } catch (const files::InputError& e) {
+  } catch (const io::files::InputError& e) {
     EXPECT_TRUE(mentions(e.what(), "\"max_crashes\"")) << e.what();
     EXPECT_TRUE(mentions(e.what(), "faults")) << e.what();
   }
   // The same key in two different objects is fine.
-  EXPECT_NO_THROW(files::parse_json(R"([{"a": 1}, {"a": 2}])"));
+  EXPECT_NO_THROW(io::files::parse_json(R"([{"a": 1}, {"a": 2}])"));
 }
 
 TEST(JsonInput, SyntaxErrorsGiveLineAndColumn) {
   try {
-    files::parse_json("{\n  \"a\": 1,,\n}");
+    io::files::parse_json("{\n  \"a\": 1,,\n}");
     FAIL();
-  } catch (const files::InputError& e) {
+  } catch (const io::files::InputError& e) {
     EXPECT_TRUE(mentions(e.what(), "line 2")) << e.what();
     EXPECT_TRUE(mentions(e.what(), "column")) << e.what();
   }
 }
 
 TEST(JsonInput, Utf8Validation) {
-  EXPECT_TRUE(files::valid_utf8("acks=all, é, 日本"));
-  EXPECT_FALSE(files::valid_utf8("\xff"));
-  EXPECT_FALSE(files::valid_utf8("\xc0\xaf"));          // overlong '/'
-  EXPECT_FALSE(files::valid_utf8("\xed\xa0\x80"));      // a surrogate
-  EXPECT_FALSE(files::valid_utf8("\xe6\x97"));          // cut short
+  EXPECT_TRUE(io::files::valid_utf8("acks=all, é, 日本"));
+  EXPECT_FALSE(io::files::valid_utf8("\xff"));
+  EXPECT_FALSE(io::files::valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(io::files::valid_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(io::files::valid_utf8("\xe6\x97"));          // cut short
 }
 
 TEST(JsonInput, ADirectoryIsNotAFile) {
   try {
-    files::read_file(::testing::TempDir());
+    io::files::read_file(::testing::TempDir());
     FAIL();
-  } catch (const files::InputError& e) {
+  } catch (const io::files::InputError& e) {
     EXPECT_TRUE(mentions(e.what(), "is a directory")) << e.what();
   }
 }
@@ -368,14 +368,14 @@ TEST(OutputIntegrity, FilesAreReplacedAtomicallyLeavingNoTemporaryFile) {
   const std::string dir = temp_path("_atomic");
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/out.json";
-  files::write_file_atomically(path, "first\n");
-  files::write_file_atomically(path, "second\n");
+  io::files::write_file_atomically(path, "first\n");
+  io::files::write_file_atomically(path, "second\n");
   EXPECT_EQ(isr::trace_test::slurp(path), "second\n");
   size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
-  EXPECT_THROW(files::write_file_atomically(dir, "x"), files::InputError);
-  EXPECT_THROW(files::write_file_atomically(dir + "/missing/out.json", "x"), files::InputError);
+  EXPECT_THROW(io::files::write_file_atomically(dir, "x"), io::files::InputError);
+  EXPECT_THROW(io::files::write_file_atomically(dir + "/missing/out.json", "x"), io::files::InputError);
   EXPECT_EQ(isr::trace_test::slurp(path), "second\n");
   std::filesystem::remove_all(dir);
 }

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs_types.h"
+#include "checker/bfs/bfs_types.h"
 #include "checker/counterexample.h"
 
 namespace isr::test {

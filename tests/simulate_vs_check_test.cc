@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
-#include "checker/random_walk.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/bfs/bfs.h"
+#include "checker/walk/random_walk.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr {
 namespace {

@@ -1,4 +1,4 @@
-// The parallel state-graph builder (checker/state_graph.h) against a plain sequential
+// The parallel state-graph builder (checker/graph/state_graph.h) against a plain sequential
 // breadth-first exploration written here (the builder's specification: vertices in
 // discovery order, each vertex's edges in action order, the BFS tree of first
 // discoveries): the same graph byte for byte for 1, 2 and 3 threads, with and without
@@ -18,11 +18,11 @@
 #include "analysis/availability.h"
 #include "analysis/convergence.h"
 #include "checker/action_kind_index.h"
-#include "checker/fingerprint.h"
+#include "checker/store/fingerprint.h"
 #include "checker/por.h"
-#include "checker/state_graph.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
+#include "checker/graph/state_graph.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
 #include "tests/toy_models.h"
 
 namespace isr {

@@ -13,13 +13,13 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
-#include "spec/config.h"
+#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace {
 

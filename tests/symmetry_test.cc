@@ -1,4 +1,4 @@
-// Symmetry reduction of the partition model (spec/symmetry.cc), checked against a
+// Symmetry reduction of the partition model (spec/partition/symmetry.cc), checked against a
 // relabelling written here independently from the state layout: permuting nodes that
 // play the same part (replica or not, voter or not) gives a state with the same
 // canonical form, the same property verdicts and the same behaviour (the model's rules

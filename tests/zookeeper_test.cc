@@ -1,4 +1,4 @@
-// The ZooKeeper-mode controller (spec/zookeeper.cc, docs/model.md "ZooKeeper-mode
+// The ZooKeeper-mode controller (spec/partition/zookeeper.cc, docs/model.md "ZooKeeper-mode
 // controller"): controller.mode per generation, sessions that outlive a crash, bounced
 // brokers before and after KIP-380, the leader's own ISR writes with a zkVersion
 // compare-and-set, and a deposed controller's queued write before and after KAFKA-6082.
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/bfs.h"
+#include "checker/bfs/bfs.h"
 #include "tests/model_test_util.h"
 
 namespace isr::spec {

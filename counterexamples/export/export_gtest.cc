@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "counterexamples/trace/trace_reader.h"
-#include "properties/catalog.h"
+#include "spec/partition/properties/catalog.h"
 
 namespace isr::counterexamples {
 

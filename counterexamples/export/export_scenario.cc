@@ -12,9 +12,9 @@
 
 #include "counterexamples/render/render_words.h"
 #include "counterexamples/trace/trace_reader.h"
-#include "properties/catalog.h"
-#include "spec/config.h"
-#include "spec/state.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/partition/config.h"
+#include "spec/partition/state.h"
 
 namespace isr::counterexamples {
 
@@ -27,7 +27,7 @@ namespace {
 constexpr std::string_view kHarnessKinds[] = {"Produce", "ProduceTimeout", "Crash",   "Restart",
                                               "Cut",     "Heal",           "Consume", "PreferredElection",
                                               "Pause",   "Resume"};
-// Every kind of the partition model (spec/describe.cc), to refuse traces we do not know.
+// Every kind of the partition model (spec/partition/describe.cc), to refuse traces we do not know.
 constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
     "FenceBroker",    "RegisterBroker", "UnfenceBroker",     "UncleanElection", "MetadataUpdate",

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "counterexamples/export/export_scenario.h"
-#include "spec/files.h"
+#include "io/files.h"
 
 namespace isr::counterexamples {
 
@@ -223,7 +223,7 @@ namespace isr::cut {
 
 // The factory generated tests call: our adapter builds the model of the scenario.
 std::unique_ptr<ClusterUnderTest> make_cluster_under_test(const ClusterSetup& setup) {
-  return counterexamples::ModelCluster::from_scenario(spec::files::parse_json(setup.scenario_json));
+  return counterexamples::ModelCluster::from_scenario(io::files::parse_json(setup.scenario_json));
 }
 
 }  // namespace isr::cut

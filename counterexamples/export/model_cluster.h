@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "counterexamples/export/cluster_under_test.h"
-#include "spec/config.h"
-#include "spec/partition_model.h"
-#include "spec/state.h"
+#include "spec/partition/config.h"
+#include "spec/partition/partition_model.h"
+#include "spec/partition/state.h"
 
 namespace isr::counterexamples {
 

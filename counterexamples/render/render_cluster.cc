@@ -14,7 +14,7 @@
 #include "counterexamples/render/render_kraft.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
-#include "properties/cluster.h"
+#include "spec/cluster/cluster_properties.h"
 
 namespace isr::counterexamples {
 
@@ -348,7 +348,7 @@ std::string cluster_violation(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
   const json& state = steps.back().at("state");
-  // The composed model's own properties explain themselves (properties/cluster.h); the
+  // The composed model's own properties explain themselves (spec/cluster/cluster_properties.h); the
   // rest are the quorum's or the partition's.
   std::string reason = properties::find_cluster(property) != nullptr ? properties::explain_cluster(property, state)
                                                                      : kraft_violation_reason(property, quorum_view(state));

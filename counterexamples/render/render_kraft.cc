@@ -15,7 +15,7 @@
 #include "counterexamples/trace/json_diff.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
-#include "properties/kraft.h"
+#include "spec/kraft/kraft_properties.h"
 
 namespace isr::counterexamples {
 
@@ -258,7 +258,7 @@ std::vector<std::string> kraft_changes(const json& before, const json& after) {
 }  // namespace
 
 std::string kraft_violation_reason(const std::string& property, const json& state) {
-  // The explanation lives with the property (properties/kraft.cc).
+  // The explanation lives with the property (spec/kraft/kraft_properties.cc).
   return properties::explain_kraft(property, state);
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "counterexamples/render/render_model.h"
-#include "properties/state_words.h"
+#include "spec/common/state_words.h"
 
 namespace isr::counterexamples {
 
@@ -24,7 +24,7 @@ struct KraftVoterWords {
   std::vector<std::string> own_keys;
 };
 
-// A KRaft log entry ("2:N1") and a voter's log with its HW (properties/state_words.h).
+// A KRaft log entry ("2:N1") and a voter's log with its HW (spec/common/state_words.h).
 using properties::kraft_entry;
 using properties::kraft_log;
 

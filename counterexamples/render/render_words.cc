@@ -5,7 +5,7 @@
 #include <set>
 
 #include "counterexamples/trace/json_diff.h"
-#include "properties/catalog.h"
+#include "spec/partition/properties/catalog.h"
 
 namespace isr::counterexamples {
 

@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/state_words.h"
+#include "spec/common/state_words.h"
 
 namespace isr::counterexamples {
 
-// The JSON text helpers (properties/state_words.h), shared with the properties'
+// The JSON text helpers (spec/common/state_words.h), shared with the properties'
 // explanations.
 using properties::compact;
 using properties::entry_text;

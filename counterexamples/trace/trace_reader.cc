@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "spec/config.h"
-#include "spec/files.h"
+#include "spec/partition/config.h"
+#include "io/files.h"
 
 namespace isr::counterexamples {
 
@@ -12,8 +12,8 @@ using nlohmann::json;
 
 json read_trace_file(const std::string& path) {
   try {
-    return spec::files::read_json_file(path);
-  } catch (const spec::files::InputError& e) {
+    return io::files::read_json_file(path);
+  } catch (const io::files::InputError& e) {
     throw TraceFormatError(path, e.what());
   }
 }

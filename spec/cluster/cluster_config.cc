@@ -9,10 +9,10 @@
 
 #include <algorithm>
 
-#include "properties/catalog.h"
-#include "properties/cluster.h"
-#include "properties/kraft.h"
-#include "spec/json_fields.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/cluster/cluster_properties.h"
+#include "spec/kraft/kraft_properties.h"
+#include "io/json_fields.h"
 
 namespace isr::spec::cluster {
 namespace {
@@ -39,17 +39,17 @@ json cluster_defaults() {
               {"bounds", {{"max_leader_epoch", 2}, {"max_partition_epoch", 3}}}};
 }
 
-// The strict readers every model's configuration shares (spec/json_fields.h), so that
+// The strict readers every model's configuration shares (io/json_fields.h), so that
 // a bad value is worded the same in all three modes.
-using json_fields::join;
-using json_fields::read_bool;
-using json_fields::read_int;
-using json_fields::read_property_names;
-using json_fields::require_range;
-using json_fields::shown;
+using io::json_fields::join;
+using io::json_fields::read_bool;
+using io::json_fields::read_int;
+using io::json_fields::read_property_names;
+using io::json_fields::require_range;
+using io::json_fields::shown;
 
 void apply_override(json& doc, const std::string& text) {
-  json_fields::apply_override(doc, text, "kraft.max_epoch=3");
+  io::json_fields::apply_override(doc, text, "kraft.max_epoch=3");
 }
 
 std::vector<std::string> all_property_names() {
@@ -68,12 +68,12 @@ void check_cluster_keys(const json& doc) {
   const json partition_keys = spec::to_json(spec::default_config());
   for (const auto& [key, value] : partition_keys.items()) top.push_back(key);
   top.emplace_back("kraft");
-  json_fields::check_keys(doc, "", top);
+  io::json_fields::check_keys(doc, "", top);
   if (!doc.contains("fixes") || !doc["fixes"].is_object()) return;
   std::vector<std::string> fixes;
   for (const auto& f : spec::all_fixes()) fixes.emplace_back(f.name);
   for (const auto& f : kClusterFixes) fixes.emplace_back(f.name);
-  json_fields::check_keys(doc["fixes"], "fixes", fixes);
+  io::json_fields::check_keys(doc["fixes"], "fixes", fixes);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The configuration of the composed model (`--model cluster`): every key of the
-// partition model's configuration (spec/config.h), four more toggles under `fixes`,
+// partition model's configuration (spec/partition/config.h), four more toggles under `fixes`,
 // and a `kraft` section with the controller quorum's bounds.
 //
 //   {"brokers": 3, "replication_factor": 3, ..., "fixes": {..., "apply_after_commit": true,
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
+#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 
 namespace isr::spec::cluster {

@@ -19,7 +19,7 @@
 
 #include "spec/cluster/cluster_rules.h"
 #include "spec/kraft/kraft_state.h"
-#include "spec/rules.h"
+#include "spec/partition/rules.h"
 
 namespace isr::spec::cluster::rules {
 namespace {
@@ -56,7 +56,7 @@ bool answer_pending(const ClusterState& s, int voter, Answer answer, int node, i
   return false;
 }
 
-// The AlterPartition response (what spec/isr.cc applies at once in the partition
+// The AlterPartition response (what spec/partition/isr.cc applies at once in the partition
 // model): the leader's pending request is done and it adopts the committed ISR and
 // partition epoch, which may advance its HW and complete delayed produce requests.
 void answer_alter_partition(const Config& c, State& p, int leader, const ControllerState& image) {

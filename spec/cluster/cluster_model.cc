@@ -8,11 +8,11 @@
 #include <utility>
 
 #include "checker/property_table.h"
-#include "properties/catalog.h"
-#include "properties/cluster.h"
-#include "properties/kraft.h"
+#include "spec/partition/properties/catalog.h"
+#include "spec/cluster/cluster_properties.h"
+#include "spec/kraft/kraft_properties.h"
 #include "spec/cluster/cluster_rules.h"
-#include "spec/rules.h"
+#include "spec/partition/rules.h"
 
 namespace isr::spec::cluster {
 namespace {

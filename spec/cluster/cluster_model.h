@@ -28,7 +28,7 @@
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_state.h"
 #include "spec/kraft/kraft_model.h"
-#include "spec/partition_model.h"
+#include "spec/partition/partition_model.h"
 
 namespace isr::spec::cluster {
 
@@ -66,7 +66,7 @@ class ClusterModel
 
 
   // Partial-order reduction hook (checker/por.h): a broker-layer action the partition
-  // model declares irrelevant (spec/por.cc; the cluster's node faults use the partition's
+  // model declares irrelevant (spec/partition/por.cc; the cluster's node faults use the partition's
   // fault counters, and no quorum rule or cluster property reads a replica's `flushed`).
   bool por_irrelevant(const State& s, const Action& a) const {
     return a.layer == static_cast<uint8_t>(Layer::Broker) && partition_.por_irrelevant(s.partition, a.partition);

@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "spec/kraft/kraft_state.h"
-#include "spec/state.h"
+#include "spec/partition/state.h"
 
 namespace isr::spec::cluster {
 

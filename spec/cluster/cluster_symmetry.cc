@@ -23,7 +23,7 @@
 #include "spec/cluster/cluster_model.h"
 #include "spec/cluster/cluster_rules.h"
 #include "spec/kraft/kraft_rules.h"
-#include "spec/rules.h"
+#include "spec/partition/rules.h"
 
 namespace isr::spec::cluster {
 namespace {

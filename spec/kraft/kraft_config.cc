@@ -1,12 +1,12 @@
 // Parsing, validation and JSON of the KRaft model's configuration (see kraft_config.h).
-// Same layering as spec/config.cc: defaults, the --config document, then each --set
+// Same layering as spec/partition/config.cc: defaults, the --config document, then each --set
 // key=value; parsed strictly, then validated as a whole.
 #include "spec/kraft/kraft_config.h"
 
 #include <algorithm>
 
-#include "properties/kraft.h"
-#include "spec/json_fields.h"
+#include "spec/kraft/kraft_properties.h"
+#include "io/json_fields.h"
 
 namespace isr::spec::kraft {
 namespace {
@@ -25,8 +25,8 @@ const std::vector<KraftFixInfo> kFixes = {
      &Fixes::directory_ids},
 };
 
-// The field readers and messages are the partition model's (spec/json_fields.h).
-using namespace json_fields;  // join, shown, check_keys, read_int, apply_override, ...
+// The field readers and messages are the partition model's (io/json_fields.h).
+using namespace io::json_fields;  // join, shown, check_keys, read_int, apply_override, ...
 
 void parse(const json& doc, KraftConfig& c, bool& properties_given) {
   check_keys(doc, "", {"voters", "fixes", "faults", "bounds", "properties"});

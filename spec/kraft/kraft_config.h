@@ -12,9 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/config.h"
+#include "io/config_error.h"
 
 namespace isr::spec::kraft {
+
+using io::ConfigError;
 
 // Hard capacity of the compact state (kraft_state.h).
 inline constexpr int kMaxVoters = 5;

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "checker/property_table.h"
-#include "properties/kraft.h"
+#include "spec/kraft/kraft_properties.h"
 #include "spec/kraft/kraft_rules.h"
 
 namespace isr::spec::kraft {

@@ -1,0 +1,908 @@
+// Exhaustive, level-synchronous breadth-first search over any checker::Model.
+//
+// Determinism: the result (verdict, counts, depth, level sizes, counterexample) is the
+// same for every thread count, because each level reproduces exactly the order of a
+// sequential BFS:
+//   1. expand  (parallel, frontier chunks): compute every successor, fingerprint it (its
+//      canonical form under symmetry), drop those already visited in earlier levels (or
+//      leave that to step 2: choose_lookup), and file the rest as candidates keyed by
+//      (parent position, action index) into buckets per visited-set shard;
+//   2. dedupe  (parallel, per shard): among candidates with equal fingerprints keep the
+//      smallest key (the one a sequential BFS would meet first) and, unless it was
+//      visited, insert it;
+//   3. order   (coordinator): merge the survivors by key: the next frontier's order;
+//      steps 1-3 run on waves of at most kWaveParents frontier states, in order, to
+//      bound the memory of candidates;
+//   4. materialize (parallel, chunks): recompute each new state from its parent and
+//      action index (cheaper than storing every candidate's state or action), check
+//      every property, collect bounds, and store it compressed (checker/store/state_store.h)
+//      as the next frontier.
+// The frontier holds real states; only fingerprints are canonical. So a counterexample
+// rebuilt from the parent log is a real execution with real node identities.
+//
+// The search stops at the first level containing a violation and reports the violating
+// state that comes first in frontier order, and its first violated property: a shortest
+// counterexample, the same one whatever the thread count.
+//
+// Hot path (expand): no allocation per state. Per-thread buckets keep their capacity
+// from level to level; states are copied on the stack.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checker/bfs/bfs_types.h"
+#include "checker/counterexample.h"
+#include "checker/store/fingerprint.h"
+#include "checker/hooks.h"
+#include "checker/model.h"
+#include "checker/store/parent_log.h"
+#include "checker/por.h"
+#include "checker/store/state_store.h"
+#include "checker/store/visited_set.h"
+#include "checker/bfs/worker_pool.h"
+
+namespace isr::checker {
+
+namespace bfs_detail {
+
+// A successor is identified by its parent's position in the frontier and the action's
+// position in for_each_action order, packed so that comparing keys compares pairs.
+inline constexpr int kActionBits = 24;
+inline constexpr uint64_t kActionMask = (uint64_t{1} << kActionBits) - 1;
+inline uint64_t make_key(uint64_t parent, uint64_t action) { return (parent << kActionBits) | action; }
+inline uint64_t key_parent(uint64_t key) { return key >> kActionBits; }
+inline uint32_t key_action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
+inline constexpr uint64_t kNoParent = std::numeric_limits<uint64_t>::max();
+
+// A successor not seen in earlier levels. Its action is found again from the key when
+// the state is materialized, which keeps candidates at 16 bytes (24 with 128-bit
+// fingerprints) for any model.
+template <class Fp>
+struct Candidate {
+  Fp fp;
+  uint64_t key;
+};
+
+// A small direct-mapped cache of this level's candidate fingerprints: a state reached
+// twice by the same thread is filed once (a thread meets keys in increasing order, so
+// the first one it files is its smallest).
+// 4096 slots of 64-bit fingerprints, 2048 of 128-bit: 32 KiB either way, the L1 data
+// cache (at 64 KiB the 128-bit cache missed L1 often enough to cost ~3-4% on the toy).
+inline constexpr size_t kRecentSlots = 4096;
+
+// Frontier states expanded per wave (see search()): bounds the candidate buffers to
+// about 16 bytes x successors of this many states.
+inline constexpr size_t kWaveParents = size_t{1} << 18;
+
+// Visited-set lookups are cache misses on large sets. Successors wait in a small ring
+// after their slot is prefetched, so that several misses overlap.
+inline constexpr size_t kLookahead = 16;
+
+// VisitedLookup::Adaptive looks successors up while deduplicating (once per distinct
+// candidate, in order) when at most this share of the previous level's filed
+// successors was already visited, and while expanding otherwise (see choose_lookup).
+inline constexpr double kDedupeLookupMaxHits = 0.3;
+
+// Sorts keys increasingly in linear time: keys map order-preservingly to
+// ((parent - first parent) << action bits) | action, which a wave keeps to ~20-30 bits,
+// and an LSD radix sort on 11-bit digits takes two or three passes (std::sort of the
+// survivors was a tenth of the toy model's profile). `tmp` is scratch.
+inline void sort_keys(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
+  const size_t n = keys.size();
+  if (n < 256) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  uint64_t first = kNoParent;
+  uint64_t last = 0;
+  uint64_t actions = 0;
+  for (const uint64_t k : keys) {
+    first = std::min(first, key_parent(k));
+    last = std::max(last, key_parent(k));
+    actions |= k & kActionMask;
+  }
+  const int action_bits = actions == 0 ? 0 : 64 - __builtin_clzll(actions);
+  const uint64_t span = last - first;
+  const int parent_bits = span == 0 ? 0 : 64 - __builtin_clzll(span);
+  if (parent_bits + action_bits > 63) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  for (uint64_t& k : keys) k = ((key_parent(k) - first) << action_bits) | (k & kActionMask);
+  constexpr int kDigit = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigit;
+  tmp.resize(n);
+  size_t counts[kBuckets];
+  for (int shift = 0; shift < parent_bits + action_bits; shift += kDigit) {
+    std::fill(counts, counts + kBuckets, size_t{0});
+    for (const uint64_t k : keys) ++counts[(k >> shift) & (kBuckets - 1)];
+    size_t sum = 0;
+    for (size_t& c : counts) {
+      const size_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (const uint64_t k : keys) tmp[counts[(k >> shift) & (kBuckets - 1)]++] = k;
+    keys.swap(tmp);
+  }
+  const uint64_t action_mask = (uint64_t{1} << action_bits) - 1;
+  for (uint64_t& k : keys) k = make_key((k >> action_bits) + first, k & action_mask);
+}
+
+template <class Action, class Fp>
+struct alignas(64) Worker {
+  std::vector<std::vector<Candidate<Fp>>> buckets;  // per visited-set shard
+  std::vector<Candidate<Fp>> scratch;
+  std::vector<uint32_t> counts;  // bucket starts while sorting a shard's candidates
+  std::vector<uint32_t> cursor;
+  std::vector<uint64_t> survivors;  // keys of new states
+  std::vector<uint64_t> key_scratch;  // sorting survivors
+  std::vector<Fp> recent;
+  std::vector<Action> actions;      // the enabled actions of one parent (materialize, POR)
+  // Partial-order reduction (expand, BfsOptions::por): the ample subset and its scratch.
+  PorScratch por;
+  std::vector<uint32_t> ample;
+  std::vector<uint32_t> relevant;
+  std::vector<Fp> ample_fps;
+  uint64_t por_reduced = 0;
+  uint64_t por_proviso = 0;
+  Candidate<Fp> pending[kLookahead];
+  size_t pending_count = 0;
+  size_t pending_head = 0;
+  uint64_t generated = 0;  // successors computed in this level's expand phase
+  uint64_t offered = 0;    // of those, not dropped by the recent-cache (this level)
+  uint64_t visited_hits = 0;  // of those, already in the visited set (this level)
+  uint64_t violation_index = std::numeric_limits<uint64_t>::max();
+  size_t violation_property = 0;
+  uint32_t bounds_mask = 0;
+  // Read by the coordinator while the phase runs.
+  std::atomic<uint64_t> generated_published{0};
+  std::atomic<uint64_t> buffer_bytes{0};
+  std::atomic<uint64_t> stored_bytes{0};  // next-frontier chunks filled in this phase
+
+  uint64_t bucket_bytes() const {
+    uint64_t n = recent.capacity() * sizeof(Fp) + buckets.capacity() * sizeof(buckets[0]);
+    for (const auto& b : buckets) n += b.capacity() * sizeof(Candidate<Fp>);
+    n += scratch.capacity() * sizeof(Candidate<Fp>) + (counts.capacity() + cursor.capacity()) * sizeof(uint32_t);
+    n += (survivors.capacity() + key_scratch.capacity()) * sizeof(uint64_t) + actions.capacity() * sizeof(Action);
+    n += (ample.capacity() + relevant.capacity() + por.per_group.capacity()) * sizeof(uint32_t) +
+         ample_fps.capacity() * sizeof(Fp) + por.group_of.capacity() * sizeof(int) +
+         por.enablers.capacity() * sizeof(PorSet);
+    return n;
+  }
+};
+
+template <Model M, class Fp>
+class Engine {
+ public:
+  using State = typename M::State;
+  using Action = typename M::Action;
+  using Set = BasicVisitedSet<Fp>;
+  using Store = StateStore<State>;
+  using W = Worker<Action, Fp>;
+
+  Engine(const M& model, const BfsOptions& options) : model_(model), options_(options) {
+    if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
+  }
+
+  BfsResult<M> run() {
+    start_ = Clock::now();
+    last_report_ = start_;
+    initial_ = model_.initial_states();
+    if (initial_.empty()) return finish();
+    frontier_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
+    next_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
+    WorkerPool pool(options_.threads);
+    pool_ = &pool;
+    for (int t = 0; t < options_.threads; ++t) {
+      auto w = std::make_unique<W>();
+      w->buckets.resize(Set::kShards);
+      w->recent.assign(kRecentSlots / (sizeof(Fp) / 8), Fp{});
+      workers_.push_back(std::move(w));
+    }
+    const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
+    search();
+    // The coordinator's own work (merging, parent log, growing the set) is sequential.
+    critical_path_seconds_ = pool.critical_path_seconds() + WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    pool_ = nullptr;
+    return finish();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+  Fp fingerprint_of(const State& s) const {
+    State copy = s;
+    return successor_fingerprint(copy);
+  }
+
+  // Returns the index of the first violated property, or kNone.
+  size_t first_violation(const State& s) const {
+    const auto& properties = model_.properties();
+    for (size_t p = 0; p < properties.size(); ++p) {
+      if (!properties[p].holds(model_, s)) return p;
+    }
+    return kNone;
+  }
+
+  void stop(StopReason reason) {
+    int expected = static_cast<int>(StopReason::None);
+    abort_.compare_exchange_strong(expected, static_cast<int>(reason));
+  }
+  StopReason abort_reason() const { return static_cast<StopReason>(abort_.load()); }
+
+  void search() {
+    if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
+    explore_initial_states();
+    if (verdict_ == Verdict::Violated || truncated_) return;
+    for (int level = 1;; ++level) {
+      if (frontier_->size() == 0) return;  // every reachable state explored: holds
+      tick();
+      if (abort_reason() != StopReason::None) {
+        verdict_ = Verdict::Incomplete;
+        stop_reason_ = abort_reason();
+        return;
+      }
+      auto mark = Clock::now();
+      auto lap = [&mark](double& total) {
+        const auto now = Clock::now();
+        total += std::chrono::duration<double>(now - mark).count();
+        mark = now;
+      };
+      // Waves of frontier states, in order: a wave's new states all come after those of
+      // the waves before it (their keys are larger), so deduplicating and inserting wave
+      // by wave keeps the sequential order, while the candidate buffers only ever hold
+      // one wave's successors.
+      new_.clear();
+      for (auto& w : workers_) w->offered = w->visited_hits = 0;
+      const size_t frontier_size = frontier_->size();
+      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kWaveParents;
+      for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
+        expand(wave, std::min(frontier_size, wave + wave_size));
+        lap(phases_.expand);
+        if (abort_reason() != StopReason::None) {
+          verdict_ = Verdict::Incomplete;
+          stop_reason_ = abort_reason();
+          return;
+        }
+        dedupe();
+        lap(phases_.dedupe);
+        order();
+      }
+      uint64_t offered = 0;
+      uint64_t hits = 0;
+      for (const auto& w : workers_) {
+        offered += w->offered;
+        hits += w->visited_hits;
+      }
+      choose_lookup(offered, hits);
+      if (new_.empty()) {
+        frontier_->reset(0);
+        return;
+      }
+      if (options_.max_states != 0 && distinct_ + new_.size() > options_.max_states) {
+        new_.resize(options_.max_states - distinct_);
+        truncated_ = true;
+        if (new_.empty()) {
+          verdict_ = Verdict::Incomplete;
+          stop_reason_ = StopReason::MaxStates;
+          return;
+        }
+      }
+      record_parents();
+      lap(phases_.order);
+      materialize();
+      lap(phases_.materialize);
+      distinct_ += new_.size();
+      level_sizes_.push_back(new_.size());
+      store_bytes_ = frontier_->bytes() + next_->bytes();
+      peak_store_bytes_ = std::max(peak_store_bytes_, store_bytes_);
+      std::swap(frontier_, next_);
+      if (!truncated_) depth_ = level;
+      maybe_report(false);
+      if (violation_index_ != kNone) {
+        violated(level, violation_index_, violation_property_);
+        return;
+      }
+      if (truncated_) {
+        verdict_ = Verdict::Incomplete;
+        stop_reason_ = StopReason::MaxStates;
+        return;
+      }
+    }
+  }
+
+  void explore_initial_states() {
+    generated_ = initial_.size();
+    parents_.begin_level();
+    std::vector<State> distinct;
+    for (size_t i = 0; i < initial_.size(); ++i) {
+      if (options_.max_states != 0 && distinct.size() >= options_.max_states) {
+        truncated_ = true;
+        break;
+      }
+      if (!visited_.insert(fingerprint_of(initial_[i]))) continue;
+      distinct.push_back(initial_[i]);
+      parents_.append(0, static_cast<uint32_t>(i));
+    }
+    frontier_->reset(distinct.size());
+    for (size_t i = 0; i < distinct.size(); ++i) frontier_->append(i / Store::kChunk, distinct[i]);
+    for (size_t c = 0; c < frontier_->chunks(); ++c) frontier_->seal(c);
+    count_frontier(*frontier_);
+    distinct_ = distinct.size();
+    level_sizes_.push_back(distinct.size());
+    visited_bytes_ = visited_.bytes();
+    store_bytes_ = frontier_->bytes() + next_->bytes();
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      bounds_mask_ |= bounds_hit(model_, distinct[i]);
+      const size_t p = first_violation(distinct[i]);
+      if (p != kNone) {
+        violated(0, i, p);
+        return;
+      }
+    }
+    if (truncated_) {
+      verdict_ = Verdict::Incomplete;
+      stop_reason_ = StopReason::MaxStates;
+    }
+  }
+
+  size_t chunk_size(size_t items) const {
+    const size_t per_thread = items / (static_cast<size_t>(options_.threads) * 8) + 1;
+    return std::clamp<size_t>(per_thread, 1, 256);
+  }
+
+  // Expands frontier positions [first, last).
+  void expand(size_t first, size_t last) {
+    const size_t n = last;
+    const size_t chunk = chunk_size(last - first);
+    next_item_.store(first);
+    in_expand_ = true;
+    pool_->run(
+        [&](int t) {
+          W& w = *workers_[static_cast<size_t>(t)];
+          typename Store::Reader reader(*frontier_);
+          for (auto& b : w.buckets) b.clear();
+          std::fill(w.recent.begin(), w.recent.end(), Fp{});
+          w.generated = 0;
+          w.generated_published.store(0, std::memory_order_relaxed);
+          while (abort_.load(std::memory_order_relaxed) == 0) {
+            const size_t begin = next_item_.fetch_add(chunk);
+            if (begin >= n) break;
+            const size_t end = std::min(n, begin + chunk);
+            for (size_t i = begin; i < end; ++i) expand_one(w, reader.get(i), i);
+            drain(w);
+            w.generated_published.store(w.generated, std::memory_order_relaxed);
+            w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
+          }
+        },
+        [&] { tick(); });
+    in_expand_ = false;
+    for (const auto& w : workers_) generated_ += w->generated;
+  }
+
+  void expand_one(W& w, const State& s, size_t parent) {
+    if constexpr (kHasPor<M>) {
+      if (options_.por) {
+        expand_reduced(w, parent, s);
+        return;
+      }
+    }
+    uint64_t index = 0;
+    model_.for_each_action(s, [&](const Action& a) {
+      const uint64_t action_index = index++;
+      if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+      // The successor itself is dropped (materialize recomputes the new ones), so it can
+      // be canonicalized in place.
+      State successor = model_.next_state(s, a);
+      offer(w, parent, action_index, successor_fingerprint(successor));
+    });
+    w.generated += index;
+  }
+
+  // The fingerprint of a state, computed in place (the copy is dropped): with POR, dead
+  // components cleared first (checker/por.h, HasDeadComponents), then the symmetry
+  // representative.
+  Fp successor_fingerprint(State& successor) const {
+    if constexpr (HasDeadComponents<M>) {
+      if (options_.por) model_.por_clear_dead(successor);
+    }
+    if (options_.symmetry) model_.canonicalize(successor);
+    return fingerprint_as<Fp>(successor);
+  }
+
+  // Files one successor through the recent-cache and the prefetch ring (or, when the
+  // lookup waits for the dedupe phase, straight into its bucket).
+  void offer(W& w, size_t parent, uint64_t action_index, Fp fp) {
+    Fp& recent = w.recent[low_word(fp) & (kRecentSlots / (sizeof(Fp) / 8) - 1)];
+    if (recent == fp) return;
+    recent = fp;
+    ++w.offered;
+    const Candidate<Fp> c{fp, make_key(parent, action_index)};
+    if (!lookup_in_expand_) {
+      w.buckets[Set::shard_of(fp)].push_back(c);
+      return;
+    }
+    visited_.prefetch(fp);
+    if (w.pending_count < kLookahead) {
+      w.pending[(w.pending_head + w.pending_count++) % kLookahead] = c;
+    } else {
+      file_if_new(w, w.pending[w.pending_head]);
+      w.pending[w.pending_head] = c;
+      w.pending_head = (w.pending_head + 1) % kLookahead;
+    }
+  }
+
+  // The POR hook (checker/por.h): expands the ample subset of s's enabled actions,
+  // keeping their indices in the full for_each_action order (so the parent log,
+  // materialize and counterexamples are unchanged). Cycle proviso (C3): when a strict
+  // stubborn subset has a successor already in the visited set (an earlier level, this
+  // level, or an earlier wave of the next), every relevant action is expanded instead.
+  // The visited set does not change during a wave's expand phase, so the decision is
+  // the same for every thread count.
+  void expand_reduced(W& w, size_t parent, const State& s) {
+    w.actions.clear();
+    model_.for_each_action(s, [&](const Action& a) { w.actions.push_back(a); });
+    const size_t n = w.actions.size();
+    if (n > kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+    const AmpleChoice choice = select_ample(model_, s, w.actions.data(), n, w.por, w.ample, w.relevant);
+    const std::vector<uint32_t>* expand = &w.ample;
+    if (choice.stubborn) {
+      w.ample_fps.clear();
+      bool proviso = false;
+      for (const uint32_t i : w.ample) {
+        State successor = model_.next_state(s, w.actions[i]);
+        const Fp fp = successor_fingerprint(successor);
+        w.ample_fps.push_back(fp);
+        if (visited_.contains(fp)) proviso = true;
+      }
+      w.generated += w.ample.size();
+      if (!proviso) {
+        ++w.por_reduced;
+        for (size_t k = 0; k < w.ample.size(); ++k) offer(w, parent, w.ample[k], w.ample_fps[k]);
+        return;
+      }
+      ++w.por_proviso;
+      expand = &w.relevant;
+    } else if (choice.dropped_irrelevant) {
+      ++w.por_reduced;
+    }
+    for (const uint32_t i : *expand) {
+      State successor = model_.next_state(s, w.actions[i]);
+      offer(w, parent, i, successor_fingerprint(successor));
+    }
+    w.generated += expand->size();
+  }
+
+  // Files the successors still waiting in the lookahead ring, oldest first.
+  void drain(W& w) {
+    for (; w.pending_count > 0; --w.pending_count) {
+      file_if_new(w, w.pending[w.pending_head]);
+      w.pending_head = (w.pending_head + 1) % kLookahead;
+    }
+    w.pending_head = 0;
+  }
+
+  void file_if_new(W& w, const Candidate<Fp>& c) {
+    if (visited_.contains(c.fp)) {
+      ++w.visited_hits;
+      return;
+    }
+    w.buckets[Set::shard_of(c.fp)].push_back(c);
+  }
+
+  void dedupe() {
+    next_item_.store(0);
+    pool_->run(
+        [&](int t) {
+          W& w = *workers_[static_cast<size_t>(t)];
+          w.survivors.clear();
+          while (true) {
+            const size_t shard = next_item_.fetch_add(1);
+            if (shard >= Set::kShards) break;
+            dedupe_shard(w, shard);
+          }
+          if (options_.comparison_sort) {
+            std::sort(w.survivors.begin(), w.survivors.end());
+          } else {
+            sort_keys(w.survivors, w.key_scratch);
+          }
+          w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
+        },
+        [&] { tick(); });
+
+    // Insert the new fingerprints, growing the set first if needed (see visited_set.h).
+    std::vector<size_t> incoming(Set::kShards);
+    for (size_t shard = 0; shard < Set::kShards; ++shard) incoming[shard] = unique_[shard].size();
+    visited_.begin_batch(incoming);
+    visited_bytes_ = visited_.bytes();
+    next_item_.store(0);
+    pool_->run(
+        [&](int) {
+          while (true) {
+            const size_t shard = next_item_.fetch_add(1);
+            if (shard >= Set::kShards) break;
+            visited_.insert_batch(shard, unique_[shard].data(), unique_[shard].size());
+          }
+        },
+        [&] { tick(); });
+    visited_.end_batch(unique_);
+    visited_bytes_ = visited_.bytes();
+    for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
+  }
+
+  static bool candidate_less(const Candidate<Fp>& a, const Candidate<Fp>& b) {
+    return a.fp != b.fp ? a.fp < b.fp : a.key < b.key;
+  }
+
+  // Gathers the shard's candidates from every worker into w.scratch, sorted by (fp, key).
+  // Fingerprints are uniform below the shard's bits, so one counting pass on the next
+  // bits spreads them into buckets of about two, which insertion sort finishes: linear
+  // time, where a comparison sort was a fifth of the toy model's profile (issue 14).
+  // With options_.comparison_sort the std::sort it replaced, for measuring.
+  void gather_sorted(W& w, size_t shard) {
+    size_t n = 0;
+    for (const auto& other : workers_) n += other->buckets[shard].size();
+    w.scratch.resize(n);
+    if (n == 0) return;
+    if (options_.comparison_sort || n < 32) {
+      size_t at = 0;
+      for (const auto& other : workers_) {
+        const auto& bucket = other->buckets[shard];
+        std::copy(bucket.begin(), bucket.end(), w.scratch.begin() + static_cast<std::ptrdiff_t>(at));
+        at += bucket.size();
+      }
+      std::sort(w.scratch.begin(), w.scratch.end(), candidate_less);
+      return;
+    }
+    int bits = 1;
+    while ((size_t{2} << bits) < n && bits < 20) ++bits;
+    const int shift = 64 - Set::kShardBits - bits;
+    const uint64_t mask = (uint64_t{1} << bits) - 1;
+    auto bucket_of = [&](const Candidate<Fp>& c) { return static_cast<size_t>((high_word(c.fp) >> shift) & mask); };
+    w.counts.assign((size_t{1} << bits) + 1, 0);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) ++w.counts[bucket_of(c) + 1];
+    }
+    for (size_t b = 1; b < w.counts.size(); ++b) w.counts[b] += w.counts[b - 1];
+    w.cursor.assign(w.counts.begin(), w.counts.end() - 1);
+    for (const auto& other : workers_) {
+      for (const auto& c : other->buckets[shard]) w.scratch[w.cursor[bucket_of(c)]++] = c;
+    }
+    for (size_t b = 0; b + 1 < w.counts.size(); ++b) {
+      for (size_t i = w.counts[b] + 1; i < w.counts[b + 1]; ++i) {
+        const Candidate<Fp> c = w.scratch[i];
+        size_t j = i;
+        for (; j > w.counts[b] && candidate_less(c, w.scratch[j - 1]); --j) w.scratch[j] = w.scratch[j - 1];
+        w.scratch[j] = c;
+      }
+    }
+  }
+
+  void dedupe_shard(W& w, size_t shard) {
+    unique_[shard].clear();
+    gather_sorted(w, shard);
+    if (w.scratch.empty()) return;
+    std::vector<Fp>& unique = unique_[shard];
+    const size_t n = w.scratch.size();
+    const bool lookup = !lookup_in_expand_;
+    for (size_t i = 0; i < n;) {
+      const Candidate<Fp>& first = w.scratch[i];
+      size_t j = i + 1;
+      while (j < n && w.scratch[j].fp == first.fp) ++j;
+      // Looked up in fingerprint order, the probes sweep the shard's slots forwards
+      // (home slots are monotone in the fingerprint) instead of jumping at random.
+      if (lookup && i + kLookahead < n) visited_.prefetch(w.scratch[i + kLookahead].fp);
+      if (lookup && visited_.contains(first.fp)) {
+        w.visited_hits += j - i;
+      } else {
+        unique.push_back(first.fp);
+        w.survivors.push_back(first.key);
+      }
+      i = j;
+    }
+  }
+
+  // Decides where the next level looks its successors up (BfsOptions::visited_lookup).
+  // Looking up in expand drops visited successors before they are filed, at the price
+  // of one random probe per successor; looking up in dedupe files them all but probes
+  // once per distinct fingerprint, in order. Which is cheaper depends on the share h of
+  // filed successors that were already visited: a toy model whose successors are all
+  // on the next level has h = 0 (every probe a wasted cache miss), the Kafka models
+  // h ~ 0.5-0.9 (filing them would also grow the candidate buffers by 1 / (1 - h)).
+  void choose_lookup(uint64_t offered, uint64_t hits) {
+    switch (options_.visited_lookup) {
+      case VisitedLookup::Expand: lookup_in_expand_ = true; return;
+      case VisitedLookup::Dedupe: lookup_in_expand_ = false; return;
+      case VisitedLookup::Adaptive: break;
+    }
+    if (offered == 0) return;
+    lookup_in_expand_ = static_cast<double>(hits) > kDedupeLookupMaxHits * static_cast<double>(offered);
+  }
+
+  // Merges the workers' survivor lists (each sorted by key) into the next level's order.
+  // Appends the wave's new states to new_ in key order.
+  void order() {
+    size_t total = 0;
+    for (const auto& w : workers_) total += w->survivors.size();
+    new_.reserve(new_.size() + total);
+    std::vector<size_t> head(workers_.size(), 0);
+    for (size_t k = 0; k < total; ++k) {
+      size_t best = workers_.size();
+      uint64_t best_key = kNone;
+      for (size_t t = 0; t < workers_.size(); ++t) {
+        const auto& list = workers_[t]->survivors;
+        if (head[t] < list.size() && (best == workers_.size() || list[head[t]] < best_key)) {
+          best = t;
+          best_key = list[head[t]];
+        }
+      }
+      new_.push_back(workers_[best]->survivors[head[best]++]);
+    }
+  }
+
+  void record_parents() {
+    parents_.begin_level();
+    for (const uint64_t key : new_) parents_.append(key_parent(key), key_action(key));
+  }
+
+  // Work unit: one chunk of the state store, so that each chunk has a single writer.
+  void materialize() {
+    const size_t n = new_.size();
+    next_->reset(n);
+    const size_t chunks = next_->chunks();
+    next_item_.store(0);
+    for (auto& w : workers_) {
+      w->violation_index = kNone;
+      w->stored_bytes.store(0, std::memory_order_relaxed);
+    }
+    pool_->run(
+        [&](int t) {
+          W& w = *workers_[static_cast<size_t>(t)];
+          typename Store::Reader reader(*frontier_);
+          const State* parent = nullptr;
+          State state;
+          uint64_t parent_index = kNone;
+          while (true) {
+            const size_t chunk = next_item_.fetch_add(1);
+            if (chunk >= chunks) break;
+            const size_t begin = chunk * Store::kChunk;
+            const size_t end = std::min(n, begin + Store::kChunk);
+            for (size_t i = begin; i < end; ++i) {
+              const uint64_t p = key_parent(new_[i]);
+              if (p != parent_index) {
+                parent = &reader.get(p);
+                parent_index = p;
+                w.actions.clear();
+                model_.for_each_action(*parent, [&](const Action& a) { w.actions.push_back(a); });
+              }
+              state = model_.next_state(*parent, w.actions.at(key_action(new_[i])));
+              next_->append(chunk, state);
+              w.bounds_mask |= bounds_hit(model_, state);
+              // This worker's chunks come in increasing order: once it has a violation,
+              // later states cannot be the first one.
+              if (w.violation_index != kNone) continue;
+              const size_t violated_property = first_violation(state);
+              if (violated_property != kNone) {
+                w.violation_index = i;
+                w.violation_property = violated_property;
+              }
+            }
+            next_->seal(chunk);
+            w.stored_bytes.fetch_add(next_->chunk_bytes(chunk), std::memory_order_relaxed);
+          }
+        },
+        [&] { tick(); });
+    violation_index_ = kNone;
+    for (const auto& w : workers_) {
+      bounds_mask_ |= w->bounds_mask;
+      if (w->violation_index < violation_index_) {
+        violation_index_ = w->violation_index;
+        violation_property_ = w->violation_property;
+      }
+      w->stored_bytes.store(0, std::memory_order_relaxed);
+    }
+    count_frontier(*next_);
+  }
+
+  // Per-structure figures: the frontier's bytes per stored state over the whole search.
+  void count_frontier(const Store& level) {
+    frontier_encoded_bytes_ += level.encoded_bytes();
+    frontier_states_ += level.size();
+  }
+
+  // `index` is the position of the violating state in level `level` (now in frontier_).
+  void violated(int level, uint64_t index, size_t property) {
+    verdict_ = Verdict::Violated;
+    State violating;
+    frontier_->get(index, violating);
+    std::vector<uint32_t> actions(static_cast<size_t>(level));
+    for (int l = level; l >= 1; --l) {
+      const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), index);
+      actions[static_cast<size_t>(l - 1)] = e.action_index;
+      index = e.parent_index;
+    }
+    const uint32_t initial = parents_.entry(0, index).action_index;
+    counterexample_ = execute_path(model_, initial, actions);
+    property_ = std::string(model_.properties()[property].name);
+    counterexample_.property = property_;
+    if (!same_bytes(counterexample_.states.back(), violating)) {
+      throw std::logic_error(
+          "bfs: re-executing the counterexample did not reproduce the violating state "
+          "(is next_state or for_each_action nondeterministic?)");
+    }
+  }
+
+  uint64_t memory_now() const {
+    // Structures being filled by workers are read through what they publish (estimated
+    // while a phase runs, exact at phase boundaries).
+    uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
+    n += new_.capacity() * sizeof(uint64_t);
+    for (const auto& w : workers_) {
+      n += w->buffer_bytes.load(std::memory_order_relaxed) + w->stored_bytes.load(std::memory_order_relaxed) +
+           sizeof(W);
+    }
+    return n;
+  }
+
+  uint64_t generated_now() const {
+    uint64_t n = generated_;
+    if (in_expand_) {
+      for (const auto& w : workers_) n += w->generated_published.load(std::memory_order_relaxed);
+    }
+    return n;
+  }
+
+  // Runs on the coordinating thread, between and during phases.
+  void tick() {
+    const uint64_t memory = memory_now();
+    peak_memory_ = std::max(peak_memory_, memory);
+    if (options_.max_memory_bytes != 0 && memory > options_.max_memory_bytes) stop(StopReason::MaxMemory);
+    if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
+    if (options_.time_limit.count() > 0 && Clock::now() - start_ >= options_.time_limit) stop(StopReason::TimeLimit);
+    maybe_report(false);
+  }
+
+  double seconds_since_start() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+  void maybe_report(bool force) {
+    if (!options_.progress) return;
+    const auto now = Clock::now();
+    if (!force && now - last_report_ < options_.progress_interval) return;
+    last_report_ = now;
+    BfsProgress p;
+    p.states_generated = generated_now();
+    p.distinct_states = distinct_;
+    p.frontier = frontier_ ? frontier_->size() : 0;
+    p.depth = depth_;
+    p.seconds = seconds_since_start();
+    p.states_per_second = p.seconds > 0 ? static_cast<double>(p.states_generated) / p.seconds : 0;
+    p.memory_bytes = memory_now();
+    options_.progress(p);
+  }
+
+  BfsResult<M> finish() {
+    peak_memory_ = std::max(peak_memory_, memory_now());
+    BfsResult<M> r;
+    r.verdict = verdict_;
+    r.stop_reason = verdict_ == Verdict::Incomplete ? stop_reason_ : StopReason::None;
+    r.property = property_;
+    r.counterexample = std::move(counterexample_);
+    r.distinct_states = distinct_;
+    r.states_generated = generated_;
+    r.depth = depth_;
+    r.level_sizes = level_sizes_;
+    r.seconds = seconds_since_start();
+    if (r.seconds > 0) {
+      r.states_per_second = static_cast<double>(generated_) / r.seconds;
+      r.distinct_per_second = static_cast<double>(distinct_) / r.seconds;
+    }
+    r.peak_memory_bytes = peak_memory_;
+    r.visited_set_bytes = visited_.bytes();
+    r.parent_log_bytes = parents_.bytes();
+    // Per fingerprint held (a search stopped by max_states holds a few more than it
+    // counts) plus per parent-log entry.
+    if (distinct_ > 0) {
+      r.bytes_per_state = static_cast<double>(r.visited_set_bytes) / static_cast<double>(visited_.size()) +
+                          static_cast<double>(r.parent_log_bytes) / static_cast<double>(distinct_);
+    }
+    // Union bound over pairs (generated successor, distinct state): see docs/checker.md.
+    const double pairs = static_cast<double>(generated_) * static_cast<double>(distinct_);
+    r.fingerprint_bits = kFingerprintBits<Fp>;
+    r.collision_probability = std::min(1.0, std::ldexp(pairs, -kFingerprintBits<Fp>));
+    r.collision_probability_64 = std::min(1.0, std::ldexp(pairs, -64));
+    r.visited_set_fingerprints = visited_.size();
+    r.frontier_peak_bytes = std::max(peak_store_bytes_, frontier_ ? frontier_->bytes() + next_->bytes() : 0);
+    if (frontier_states_ > 0) {
+      r.frontier_bytes_per_state =
+          static_cast<double>(frontier_encoded_bytes_) / static_cast<double>(frontier_states_);
+    }
+    r.state_bytes = sizeof(State);
+    r.candidate_bytes = new_.capacity() * sizeof(uint64_t);
+    for (const auto& w : workers_) r.candidate_bytes += w->bucket_bytes();
+    for (const auto& u : unique_) r.candidate_bytes += u.capacity() * sizeof(Fp);
+    r.candidate_record_bytes = sizeof(Candidate<Fp>);
+    r.phase_seconds = phases_;
+    r.critical_path_seconds = critical_path_seconds_;
+    r.bounds_mask = bounds_mask_;
+    r.bounds_reached = bound_names_in(model_, bounds_mask_);
+    r.threads = options_.threads;
+    r.symmetry = options_.symmetry;
+    r.por = options_.por && kHasPor<M>;
+    for (const auto& w : workers_) {
+      r.por_reduced += w->por_reduced;
+      r.por_proviso += w->por_proviso;
+    }
+    return r;
+  }
+
+  const M& model_;
+  const BfsOptions& options_;
+  WorkerPool* pool_ = nullptr;
+  std::vector<std::unique_ptr<W>> workers_;
+
+  std::vector<State> initial_;
+  Set visited_;
+  std::vector<std::vector<Fp>> unique_ = std::vector<std::vector<Fp>>(Set::kShards);
+  ParentLog parents_;
+  std::unique_ptr<Store> frontier_;  // the level being expanded (after a level: the newest)
+  std::unique_ptr<Store> next_;
+  uint64_t store_bytes_ = 0;
+  uint64_t peak_store_bytes_ = 0;
+  uint64_t frontier_encoded_bytes_ = 0;  // summed over levels
+  uint64_t frontier_states_ = 0;
+  std::vector<uint64_t> new_;  // keys of the next level's states, in frontier order
+  std::atomic<size_t> next_item_{0};
+  std::atomic<int> abort_{0};
+  bool in_expand_ = false;
+  // Where this level looks successors up in the visited set (choose_lookup).
+  bool lookup_in_expand_ = options_.visited_lookup != VisitedLookup::Dedupe;
+
+  Verdict verdict_ = Verdict::Holds;
+  StopReason stop_reason_ = StopReason::None;
+  bool truncated_ = false;
+  std::string property_;
+  Counterexample<M> counterexample_;
+  uint64_t violation_index_ = kNone;
+  size_t violation_property_ = 0;
+
+  uint64_t generated_ = 0;
+  uint64_t distinct_ = 0;
+  int depth_ = 0;
+  std::vector<uint64_t> level_sizes_;
+  uint32_t bounds_mask_ = 0;
+  typename BfsResult<M>::Phases phases_;
+  uint64_t visited_bytes_ = 0;
+  uint64_t peak_memory_ = 0;
+  double critical_path_seconds_ = 0;
+  Clock::time_point start_;
+  Clock::time_point last_report_;
+};
+
+}  // namespace bfs_detail
+
+// Explores every state reachable from the model's initial states (see file comment).
+template <Model M>
+BfsResult<M> bfs(const M& model, const BfsOptions& options = {}) {
+  if (options.fingerprint_bits == 128) {
+    bfs_detail::Engine<M, Fingerprint128> engine(model, options);
+    return engine.run();
+  }
+  if (options.fingerprint_bits != 64) throw std::invalid_argument("bfs: fingerprint_bits must be 64 or 128");
+  bfs_detail::Engine<M, Fingerprint> engine(model, options);
+  return engine.run();
+}
+
+}  // namespace isr::checker

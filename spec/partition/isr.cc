@@ -1,0 +1,132 @@
+// ISR changes proposed by the leader and committed by the controller.
+//
+// Leader: Partition.maybeShrinkIsr (a follower that has not caught up to the leader's
+// LEO within replica.lag.time.max.ms) and Partition.maybeExpandIsr (a follower that
+// caught up), both sent as AlterPartition (KIP-497). Controller:
+// ReplicationControlManager.alterPartition, which compare-and-sets on the partition
+// epoch, checks broker epochs (KIP-903) and maintains the ELR (KIP-966).
+#include "spec/partition/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+bool caught_up(const ReplicaState& leader, int follower) {
+  // Replica.isCaughtUp: a follower whose last fetch reached the leader's LEO is in sync
+  // however long ago that was; time only matters for followers behind the LEO.
+  return leader.fetch_offset[follower] >= leader.leo;
+}
+
+void propose(const Config& c, ReplicaState& leader, NodeSet isr) {
+  leader.alter_pending = 1;
+  leader.alter_isr = isr;
+  // Before KIP-497 the leader used a new ISR as soon as it decided on it. Modelled as
+  // applying the proposal locally at once, which is the window maximal ISR closes.
+  if (!c.fixes.maximal_isr) leader.view_isr = isr;
+}
+
+}  // namespace
+
+void isr_actions(const Config& c, const State& s, ActionList& out) {
+  for (int l = 0; l < c.replication_factor; ++l) {
+    // A paused leader still believes it leads, but proposes nothing until it resumes.
+    if (!believes_leader(s, l) || !runs(s, l)) continue;
+    const ReplicaState& leader = s.replicas[l];
+    if (leader_writes_isr(c)) {
+      // ZooKeeper mode before KIP-497: the leader writes the shrink itself; a write whose
+      // compare-and-set fails changes nothing and is not enumerated.
+      for (int f = 0; f < c.replication_factor; ++f) {
+        if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
+        State trial = s;
+        if (zk_leader_writes_isr(c, trial, l, leader.view_isr & static_cast<NodeSet>(~bit(f))))
+          out.add(ActionKind::ShrinkIsr, l, f);
+      }
+      continue;
+    }
+    if (leader.alter_pending) {
+      if (reaches_controller(s, l) && quorum_available(c, s)) out.add(ActionKind::AlterPartition, l);
+      continue;  // one AlterPartition in flight at a time (Partition.partitionState)
+    }
+    for (int f = 0; f < c.replication_factor; ++f) {
+      if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
+      out.add(ActionKind::ShrinkIsr, l, f);
+    }
+  }
+}
+
+void apply_shrink_isr(const Config& c, State& s, const Action& a) {
+  ReplicaState& leader = s.replicas[a.node];
+  if (leader_writes_isr(c)) {
+    // Partition.maybeShrinkIsr -> updateIsr, then maybeIncrementLeaderHW.
+    zk_leader_writes_isr(c, s, a.node, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
+    maybe_increment_hw(c, s, a.node);
+    return;
+  }
+  propose(c, leader, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
+  maybe_increment_hw(c, s, a.node);
+}
+
+void maybe_expand_isr(const Config& c, State& s, int l, int f) {
+  ReplicaState& leader = s.replicas[l];
+  if (leader.alter_pending || contains(leader.view_isr, f)) return;
+  // Partition.isFollowerInSync: caught up to the HW in the current leader epoch; KIP-320
+  // also requires reaching the leader's epoch start offset, so that a follower cannot
+  // join with a log that still ends in an older, diverging epoch.
+  if (leader.fetch_offset[f] < leader.hw) return;
+  if (c.fixes.isr_join_epoch_start && leader.fetch_offset[f] < leader.epoch_start_offset) return;
+  if (c.fixes.hw_current_epoch_followers && leader.fetch_epoch[f] != leader.view_leader_epoch) return;
+  if (leader_writes_isr(c)) {
+    zk_leader_writes_isr(c, s, l, leader.view_isr | bit(f));  // Partition.maybeExpandIsr -> updateIsr
+    return;
+  }
+  propose(c, leader, leader.view_isr | bit(f));
+  // KIP-903: the request carries the broker epoch the follower fetched with.
+  leader.alter_broker_epoch = leader.fetch_broker_epoch[f];
+}
+
+void apply_alter_partition(const Config& c, State& s, const Action& a) {
+  const int l = a.node;
+  ReplicaState& leader = s.replicas[l];
+  ControllerState& ctl = s.controller;
+  const NodeSet proposed = leader.alter_isr;
+  const int proposed_broker_epoch = leader.alter_broker_epoch;
+  leader.alter_pending = 0;
+  leader.alter_isr = 0;
+  leader.alter_broker_epoch = 0;
+  // FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION: the request must come from the current
+  // leader, based on the current partition epoch (compare-and-set).
+  bool accept = ctl.leader == l && leader.view_leader_epoch == ctl.leader_epoch &&
+                leader.view_partition_epoch == ctl.partition_epoch;
+  const NodeSet added = proposed & static_cast<NodeSet>(~ctl.isr);
+  for (int f = 0; accept && f < c.replication_factor; ++f) {
+    if (!contains(added, f)) continue;
+    // INELIGIBLE_REPLICA (KIP-841, 3.3; ReplicationControlManager.validateAlterPartitionData
+    // -> ineligibleReplicasForIsr): a fenced or shutting-down broker cannot join the ISR.
+    // Before it the controller took the leader's word for it.
+    if (c.fixes.isr_join_unfenced_only && contains(ctl.fenced, f)) accept = false;
+    // KIP-903: STALE_BROKER_EPOCH when the follower restarted since the fetch the
+    // leader based its decision on.
+    if (c.fixes.alter_partition_broker_epochs && proposed_broker_epoch != ctl.registered_epoch[f]) {
+      accept = false;
+    }
+  }
+  if (accept) {
+    // The leader is in its own proposal and unfenced, so it stays leader.
+    accept = change_partition(c, s, PartitionChange{proposed, 0, false, true}, ctl.leader);
+  }
+  if (!accept) {
+    // The leader learns the current state from the next metadata update; before KIP-497
+    // a locally applied proposal stays in use until then.
+    return;
+  }
+  // Partition.handleAlterPartitionUpdate ignores a response whose leader epoch is not the
+  // leader's own (a shrink bumped it before KAFKA-15021); the leader then learns the new
+  // state from the metadata update.
+  if (ctl.leader_epoch != leader.view_leader_epoch) return;
+  // The AlterPartition response carries the committed ISR and partition epoch.
+  leader.view_isr = ctl.isr;
+  leader.view_partition_epoch = ctl.partition_epoch;
+  maybe_increment_hw(c, s, l);
+  complete_delayed_produce(c, s, l);
+}
+
+}  // namespace isr::spec::rules

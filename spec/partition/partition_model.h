@@ -1,0 +1,112 @@
+// The executable model of one Kafka partition: initial state, actions, next state.
+//
+// It satisfies checker::Model, so every engine in checker/ explores it without knowing
+// Kafka. The rules themselves live in one file per concern (see docs/model.md):
+//   spec/partition/produce.cc       producer requests, appends, acks (ReplicaManager.appendRecords)
+//   spec/partition/replication.cc   fetch, fetch responses, truncation (Partition, ReplicaFetcher)
+//   spec/partition/high_watermark.cc the leader's HW and delayed produce (maybeIncrementLeaderHW)
+//   spec/partition/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
+//   spec/partition/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
+//   spec/partition/zookeeper.cc     the ZooKeeper-mode controller (sessions, BrokerChange, zkVersion)
+//   spec/partition/queries.cc       shared facts (quorum, reachability, acting leader, maximal ISR)
+//   spec/partition/log.cc           log operations: append (and flush policy), truncate
+//   spec/partition/faults.cc        crashes, restarts, network cuts, flush and HW checkpoints
+//   spec/partition/consumer.cc      consumer reads
+//   spec/partition/symmetry.cc      canonical form under permutations of interchangeable nodes
+//   spec/partition/describe.cc      action names and JSON of actions and states
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/model.h"
+#include "checker/model_base.h"
+#include "spec/partition/config.h"
+#include "spec/common/node_action.h"
+#include "spec/partition/state.h"
+
+namespace isr::spec {
+
+enum class ActionKind : uint8_t {
+  Produce,            // a producer request reaches broker `node` with record `arg`
+  ProduceTimeout,     // the in-flight request of record `arg` times out at the client
+  Fetch,              // follower `node` fetches from `other` (request handled by leader)
+  FetchResponse,      // follower `node` handles its fetch response
+  EpochQuery,         // follower `node` reconciles its log with leader `other` (KIP-101/279)
+  ShrinkIsr,          // leader `node` proposes removing lagging follower `other`
+  AlterPartition,     // the controller handles leader `node`'s AlterPartition
+  FenceBroker,        // the controller fences `node` (session expired)
+  RegisterBroker,     // restarted broker `node` registers (new broker epoch), unfenced
+  UnfenceBroker,      // broker `node`, reachable again, resumes heartbeats and is unfenced
+  UncleanElection,    // the controller elects `node` although it is not in ISR/ELR
+  PreferredElection,  // the controller moves leadership back to preferred `node`
+  MetadataUpdate,     // broker `node` catches up with the metadata log
+  ControllerFailover, // voter `node` becomes the active controller
+  Crash,              // node `node` stops; `arg` is a StopKind
+  Restart,            // node `node` starts again
+  Cut,                // node `node` is cut off; `arg` is a NetworkSide
+  Heal,               // the cut `arg` of node `node` heals
+  Flush,              // node `node` fsyncs its log
+  CheckpointHw,       // node `node` writes its HW checkpoint
+  Consume,            // the consumer reads its next offset from broker `node`
+  // ZooKeeper mode (controller.mode=zookeeper) only:
+  SessionExpiry,      // ZooKeeper expires node `node`'s session: its ephemeral znodes go
+  BrokerBounce,       // the controller handles `node`'s re-registration as a bounce (KIP-380)
+  DeposedWrite,       // deposed controller `node` performs a queued write (elects `other`)
+  StaleLeaderAndIsr,  // broker `node` handles the deposed controller's LeaderAndIsr
+  // KRaft, fixes.directory_assignment (KIP-858):
+  AssignReplicasToDirs,  // the controller moves broker `node`'s replica to its new log directory
+  // Process pauses (faults.max_pauses):
+  Pause,              // node `node`'s process is frozen (SIGSTOP, GC pause, VM freeze)
+  Resume,             // node `node`'s process continues (SIGCONT)
+  kCount
+};
+
+using Action = NodeAction<ActionKind>;
+
+// Upper bound on the actions enabled in one state (checked when enumerating).
+inline constexpr int kMaxEnabledActions = 256;
+
+class PartitionModel;
+// The model's descriptions (checker/model_base.h), defined in describe.cc.
+const checker::ModelWords<PartitionModel, State, Action>& partition_words();
+
+class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, Action, kMaxEnabledActions> {
+ public:
+  explicit PartitionModel(Config config);
+
+  std::vector<State> initial_states() const;
+
+  // Fills `out` with the enabled actions, in the model's fixed order; returns the count.
+  int enabled_actions(const State& s, Action* out) const;
+
+  State next_state(const State& s, const Action& a) const;
+
+  void canonicalize(State& s) const;
+
+
+  // Groups of nodes that are interchangeable under this configuration (see symmetry.cc).
+  const std::vector<std::vector<uint8_t>>& symmetry_classes() const { return symmetry_classes_; }
+
+
+  // Optional partial-order reduction hook (checker/por.h, spec/partition/por.cc): `a` only writes
+  // state that no guard, effect or property reads again on any path from `s`.
+  bool por_irrelevant(const State& s, const Action& a) const;
+  // The same dead state cleared (ReplicaState::flushed once no power loss can happen).
+  void por_clear_dead(State& s) const;
+
+ private:
+  std::vector<std::vector<uint8_t>> symmetry_classes_;
+};
+
+static_assert(checker::Model<PartitionModel>);
+
+// The groups of interchangeable nodes of a configuration (symmetry.cc).
+std::vector<std::vector<uint8_t>> symmetry_classes_for(const Config& c);
+
+}  // namespace isr::spec

@@ -1,0 +1,257 @@
+// The ZooKeeper-mode controller (controller.mode=zookeeper: Kafka 0.10 to 3.x), the
+// generations before KRaft. What differs from KRaft (controller.cc):
+//
+//  - Liveness is a ZooKeeper session per broker holding the ephemeral /brokers/ids/N
+//    (KafkaZkClient.registerBroker). A killed broker stays "alive" for the controller
+//    until ZooKeeper expires its session (zookeeper.session.timeout.ms): SessionExpiry is
+//    its own step. A restart cannot register while the old znode exists
+//    (KafkaZkClient.CheckedEphemeral.getAfterNodeExists: NODEEXISTS, startup fails).
+//  - The controller is the broker that created /controller (KafkaController.elect),
+//    which bumps /controller_epoch; it learns broker changes from a watch on
+//    /brokers/ids and handles them in one event (KafkaController.processBrokerChange):
+//    new brokers (onBrokerStartup), bounced ones (KIP-380, 2.2: same id, new czxid
+//    broker epoch: onBrokerFailure then onBrokerStartup), dead ones (onBrokerFailure).
+//    Before KIP-380 a bounce whose deletion the controller never saw goes unnoticed
+//    (KAFKA-1120, KAFKA-7235): the broker stays in the ISR.
+//  - A controller that lost /controller may still perform one queued partition-state
+//    write (the single-threaded event queue, KAFKA-6082's commit message); since 2.1 every
+//    controller write is a ZooKeeper multi with a CheckOp on /controller_epoch's
+//    zkVersion (KafkaZkClient.updateLeaderAndIsr(..., expectedControllerEpochZkVersion)),
+//    which makes it fail. Brokers refuse requests of an older controller epoch than they
+//    have seen (ReplicaManager.becomeLeaderOrFollower: STALE_CONTROLLER_EPOCH).
+//  - Before KIP-497 the leader writes ISR changes itself (Partition.updateIsr ->
+//    ReplicationUtils.updateLeaderAndIsr), a compare-and-set on the zkVersion it cached;
+//    on failure it keeps its ISR and logs "Cached zkVersion ... skip updating ISR" until
+//    a LeaderAndIsr brings a new version (it does not re-read the znode).
+//
+// The partition state znode is ControllerState (leader, leader epoch, ISR, partition
+// epoch = zkVersion, state_controller_epoch); the controller's cached context is not
+// modelled apart from its live brokers (`fenced`, `registered_epoch`): every controller
+// election re-reads the znode (PartitionStateMachine.doElectLeaderForPartitions).
+#include <algorithm>
+
+#include "spec/partition/rules.h"
+
+namespace isr::spec::rules {
+namespace {
+
+bool epoch_fits(int next, int bound) { return next <= bound && next < kMaxEpoch; }
+
+bool reaches_zk(const State& s, int node) {
+  const NodeState& n = s.nodes[node];
+  return runs(s, node) && !(n.cut & kCutFromQuorum);
+}
+
+// A LeaderAndIsr carrying the znode's state would change the broker's view: only a newer
+// leader epoch is applied (ReplicaManager.becomeLeaderOrFollower).
+bool view_behind(const ReplicaState& r, const ControllerState& ctl) {
+  return !r.view_valid || r.view_leader_epoch < ctl.leader_epoch;
+}
+
+void add_deposed_actions(const Config& c, const State& s, ActionList& out) {
+  const ControllerState& ctl = s.controller;
+  if (ctl.deposed == 0) return;
+  const int z = ctl.deposed - 1;
+  // Its queued event runs once it is connected again (with a new session).
+  if (!reaches_zk(s, z) || !zk_available(c, s)) return;
+  // Nothing queued, or the write fails (KAFKA-6082: BADVERSION on /controller_epoch; or the
+  // znode's controller epoch is newer: "aborted leader election"): it resigns.
+  out.add(ActionKind::DeposedWrite, z, kNoNode);
+  if (c.fixes.controller_epoch_zk_version || ctl.state_controller_epoch > ctl.deposed_epoch) return;
+  if (!epoch_fits(ctl.leader_epoch + 1, c.bounds.max_leader_epoch) ||
+      !epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
+    return;
+  }
+  // The queued event moves leadership to another ISR member (a controlled shutdown or
+  // failure of the leader as it saw it, or a preferred-replica election), compare-and-set
+  // on the zkVersion it has just read, so it succeeds when nobody wrote in between.
+  for (int r = 0; r < c.replication_factor; ++r)
+    if (r != ctl.leader && contains(ctl.isr, r)) out.add(ActionKind::DeposedWrite, z, r);
+}
+
+}  // namespace
+
+bool bounce_pending(const Config& c, const State& s, int b) {
+  const NodeState& n = s.nodes[b];
+  return zk_mode(c) && c.fixes.bounced_broker_epochs && !contains(s.controller.fenced, b) && n.zk_registered &&
+         n.zk_epoch != s.controller.registered_epoch[b];
+}
+
+bool leader_writes_isr(const Config& c) { return zk_mode(c) && !c.fixes.maximal_isr; }
+
+void zk_session_actions(const Config& c, const State& s, ActionList& out) {
+  if (!zk_available(c, s)) return;  // only an ensemble with a quorum expires sessions
+  for (int n = 0; n < c.brokers; ++n) {
+    const NodeState& node = s.nodes[n];
+    if (node.zk_registered) {
+      // No heartbeat for zookeeper.session.timeout.ms: the process that opened it is
+      // gone (a restarted process has a session of its own, broker epoch 0 until it
+      // registers) or cut off (a live broker behind a cut keeps it until it expires).
+      if (!reaches_zk(s, n) || node.broker_epoch == 0) out.add(ActionKind::SessionExpiry, n);
+    } else if (reaches_zk(s, n) && node.zk_epoch + 1 < kMaxEpoch) {
+      // A starting broker, or a live one whose session expired, creates /brokers/ids/N
+      // in a new session (KafkaServer.startup, KafkaController's RegisterBrokerAndReelect).
+      out.add(ActionKind::RegisterBroker, n, kNoNode);  // no election: the controller reacts later
+    }
+  }
+}
+
+void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
+  const ControllerState& ctl = s.controller;
+  zk_session_actions(c, s, out);
+  if (ctl.controller_vacant && zk_available(c, s) && epoch_fits(ctl.controller_epoch + 1, kMaxEpoch - 1)) {
+    // /controller is gone: every live broker's watch fires and one of them creates it.
+    // A deposed controller runs its queued event before its own Reelect.
+    for (int n = 0; n < c.brokers; ++n)
+      if (zk_session_live(s, n) && ctl.deposed != n + 1) out.add(ActionKind::ControllerFailover, n);
+  }
+  add_deposed_actions(c, s, out);
+  if (ctl.deposed_wrote) {
+    // The deposed controller's LeaderAndIsr, accepted by brokers that have not yet heard
+    // from a newer controller.
+    for (int b = 0; b < c.replication_factor; ++b) {
+      const NodeState& n = s.nodes[b];
+      if (runs(s, b) && n.broker_epoch != 0 && n.controller_epoch_seen <= ctl.deposed_epoch &&
+          view_behind(s.replicas[b], ctl)) {
+        out.add(ActionKind::StaleLeaderAndIsr, b);
+      }
+    }
+  }
+  if (!quorum_available(c, s)) return;
+  // BrokerChange: bounces first (the same event handles them before dead brokers).
+  bool any_bounce = false;
+  for (int b = 0; b < c.replication_factor; ++b) any_bounce |= bounce_pending(c, s, b);
+  for (int b = 0; b < c.replication_factor; ++b) {
+    const bool is_fenced = contains(ctl.fenced, b);
+    if (any_bounce) {
+      if (!bounce_pending(c, s, b)) continue;
+      State failed = s;
+      failed.controller.fenced |= bit(b);
+      add_change_variants(c, failed, fencing_change(c, s, b), ActionKind::BrokerBounce, b, 0, out);
+      continue;
+    }
+    if (!is_fenced && !s.nodes[b].zk_registered) {
+      // onBrokerFailure: leaders move (OfflinePartition election), the replica goes
+      // OfflineReplica (ReplicaStateMachine.doRemoveReplicasFromIsr: out of the ISR
+      // unless it is the last member).
+      add_fencing_actions(c, s, b, ActionKind::FenceBroker, 0, out);
+    }
+    if (is_fenced && s.nodes[b].zk_registered) {
+      // onBrokerStartup: OnlineReplica, and elections for partitions without a leader.
+      State started = s;
+      started.controller.fenced &= static_cast<NodeSet>(~bit(b));
+      // triggerOnlinePartitionStateChange: unclean when the topic allows it.
+      add_change_variants(c, started, PartitionChange{ctl.isr, 0, c.unclean_leader_election},
+                          ActionKind::UnfenceBroker, b, 0, out);
+    }
+  }
+  election_actions(c, s, out);
+  for (int b = 0; b < c.replication_factor; ++b) {
+    // LeaderAndIsr / UpdateMetadata from the controller, to the incarnation it knows.
+    const NodeState& n = s.nodes[b];
+    if (!reaches_controller(s, b) || contains(ctl.fenced, b)) continue;
+    if (n.broker_epoch == 0 || ctl.registered_epoch[b] != n.broker_epoch) continue;
+    if (n.controller_epoch_seen < ctl.controller_epoch || (!ctl.deposed_wrote && view_behind(s.replicas[b], ctl)))
+      out.add(ActionKind::MetadataUpdate, b);
+  }
+}
+
+void zk_after_controller_write(const Config& c, State& s, bool leader_changed) {
+  ControllerState& ctl = s.controller;
+  ctl.state_controller_epoch = ctl.controller_epoch;
+  if (ctl.deposed_wrote) {
+    ctl.deposed_wrote = 0;
+    if (ctl.deposed == 0) ctl.deposed_epoch = 0;
+  }
+  if (!c.fixes.bounced_broker_epochs && leader_changed) {
+    // Before KIP-380 requests carry no broker epoch: the LeaderAndIsr of an election
+    // reaches whichever incarnation now runs on each live replica, noticed or not.
+    for (int b = 0; b < c.replication_factor; ++b)
+      if (!contains(ctl.fenced, b) && s.nodes[b].zk_registered) ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
+  }
+}
+
+bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr) {
+  ControllerState& ctl = s.controller;
+  ReplicaState& l = s.replicas[leader];
+  if (!reaches_zk(s, leader) || !zk_available(c, s)) return false;
+  if (l.view_partition_epoch != ctl.partition_epoch) return false;  // BADVERSION: skip updating ISR
+  if (!epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) return false;
+  ctl.isr = isr;
+  ++ctl.partition_epoch;
+  // The znode records the controller epoch of the LeaderAndIsr that made it leader.
+  ctl.state_controller_epoch = s.nodes[leader].controller_epoch_seen;
+  l.view_isr = isr;
+  l.view_partition_epoch = ctl.partition_epoch;
+  return true;
+}
+
+void zk_apply_register_broker(const Config&, State& s, const Action& a) {
+  NodeState& n = s.nodes[a.node];
+  n.zk_registered = 1;
+  ++n.zk_epoch;  // the new znode's czxid: the broker epoch of KIP-380
+  n.broker_epoch = n.zk_epoch;
+}
+
+void zk_apply_controller_failover(const Config& c, State& s, const Action& a) {
+  ControllerState& ctl = s.controller;
+  const int old = ctl.active;
+  if (old != a.node && !ctl.controller_stopped && !ctl.deposed_wrote) {
+    // The old controller has not yet noticed: its queue may still hold a write.
+    ctl.deposed = static_cast<uint8_t>(old + 1);
+    ctl.deposed_epoch = ctl.controller_epoch;
+  }
+  ctl.active = a.node;
+  ++ctl.controller_epoch;
+  ctl.controller_vacant = 0;
+  ctl.controller_stopped = 0;
+  // onControllerFailover reads the live brokers and their epochs from /brokers/ids; the
+  // brokers whose znode is gone are handled as failed by the next BrokerChange steps.
+  for (int b = 0; b < c.brokers; ++b)
+    if (!contains(ctl.fenced, b) && s.nodes[b].zk_registered) ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
+}
+
+void apply_session_expiry(const Config&, State& s, const Action& a) {
+  s.nodes[a.node].zk_registered = 0;
+  if (a.node == s.controller.active) s.controller.controller_vacant = 1;  // /controller goes too
+}
+
+void apply_broker_bounce(const Config& c, State& s, const Action& a) {
+  const int b = a.node;
+  ControllerState& ctl = s.controller;
+  // onBrokerFailure(bounced) ...
+  fence(c, s, b, a.other);
+  // ... then onBrokerStartup(bounced), whose OnlinePartition election may only pick the
+  // broker itself (no other replica was eligible a moment ago), uncleanly when the topic
+  // allows it (collectUncleanLeaderElectionState).
+  ctl.fenced &= static_cast<NodeSet>(~bit(b));
+  ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
+  if (ctl.leader == kNoNode) {
+    bool unclean = false;
+    const PartitionChange change{ctl.isr, 0, c.unclean_leader_election};
+    const NodeSet options = leader_options(c, s, change, unclean);
+    if (options != 0) change_partition(c, s, change, __builtin_ctz(options));
+  }
+}
+
+void apply_deposed_write(const Config&, State& s, const Action& a) {
+  ControllerState& ctl = s.controller;
+  ctl.deposed = 0;
+  if (a.other == kNoNode) {
+    ctl.deposed_epoch = 0;  // never set together with deposed_wrote (see failover)
+    return;
+  }
+  ctl.leader = a.other;
+  ++ctl.leader_epoch;
+  ++ctl.partition_epoch;
+  ctl.state_controller_epoch = ctl.deposed_epoch;
+  ctl.deposed_wrote = 1;
+}
+
+void apply_stale_leader_and_isr(const Config& c, State& s, const Action& a) {
+  NodeState& n = s.nodes[a.node];
+  n.controller_epoch_seen = std::max(n.controller_epoch_seen, s.controller.deposed_epoch);
+  adopt_partition_state(c, s, a.node);
+}
+
+}  // namespace isr::spec::rules
