@@ -12,9 +12,9 @@
 #include "analysis/corpus_models.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_reader.h"
-#include "spec/partition/config.h"
 #include "io/files.h"
 #include "io/json_fields.h"
+#include "spec/partition/config.h"
 
 namespace isr::analysis {
 namespace {

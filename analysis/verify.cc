@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "analysis/restricted_model.h"
-#include "spec/partition/queries.h"
 #include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "spec/partition/partition_model.h"
+#include "spec/partition/queries.h"
 
 namespace isr::analysis {
 namespace {

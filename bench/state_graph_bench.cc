@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "bench/cpu_time.h"
 #include "analysis/availability.h"
 #include "analysis/convergence.h"
+#include "bench/cpu_time.h"
 #include "spec/partition/config.h"
 
 namespace {

@@ -24,8 +24,8 @@
 #include "checker/counterexample.h"
 #include "checker/graph/state_graph.h"
 #include "cli/commands.h"
-#include "cli/run_support.h"
 #include "cli/load.h"
+#include "cli/run_support.h"
 #include "spec/partition/partition_model.h"
 
 namespace isr::cli {

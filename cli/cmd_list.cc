@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "spec/partition/properties/catalog.h"
-#include "spec/cluster/cluster_properties.h"
-#include "spec/kraft/kraft_properties.h"
 #include "spec/cluster/cluster_config.h"
-#include "spec/partition/config.h"
+#include "spec/cluster/cluster_properties.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/kraft/kraft_properties.h"
+#include "spec/partition/config.h"
+#include "spec/partition/properties/catalog.h"
 
 namespace isr::cli {
 namespace {

@@ -244,7 +244,7 @@ void run(const MatrixCommandOptions& o) {
   }
 
   analysis::MatrixOptions options;
-  if (!o.config.file.empty()) options.base = spec::read_config_file(o.config.file);
+  if (!o.config.file.empty()) options.base = io::files::read_config_file(o.config.file);
   options.overrides = o.config.overrides;
   options.jobs = o.jobs;
   options.max_states = o.max_states;

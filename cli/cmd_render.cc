@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/run_support.h"
 #include "cli/model_dispatch.h"
+#include "cli/run_support.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/trace_reader.h"
 

@@ -12,8 +12,8 @@
 
 #include "analysis/covering_tests.h"
 #include "cli/commands.h"
-#include "cli/run_support.h"
 #include "cli/load.h"
+#include "cli/run_support.h"
 #include "counterexamples/export/export_scenario.h"
 #include "spec/partition/config.h"
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/model_dispatch.h"
+#include "io/files.h"
 
 namespace isr::cli {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // The --config document, or null without --config.
 nlohmann::json config_document(const ConfigOptions& options) {
   if (options.file.empty()) return nullptr;
-  return spec::read_config_file(options.file);
+  return io::files::read_config_file(options.file);
 }
 
 }  // namespace

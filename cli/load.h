@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/partition/config.h"
 
 namespace isr::cli {
 

@@ -14,6 +14,7 @@
 
 #include "cli/load.h"
 #include "counterexamples/trace/trace_reader.h"
+#include "io/files.h"
 #include "spec/models.h"
 
 namespace isr::cli {
@@ -24,7 +25,7 @@ using spec::model_names;
 // Calls `f(model, name)` with the model --model names, built from --config / --set.
 template <class F>
 decltype(auto) with_model(const ConfigOptions& options, F&& f) {
-  const nlohmann::json document = options.file.empty() ? nlohmann::json(nullptr) : spec::read_config_file(options.file);
+  const nlohmann::json document = options.file.empty() ? nlohmann::json(nullptr) : io::files::read_config_file(options.file);
   return spec::with_model(options.model, document.is_null() ? nullptr : &document, options.overrides,
                           std::forward<F>(f));
 }

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include "io/config_error.h"
+
 namespace isr::io::files {
 namespace {
 
@@ -184,6 +186,14 @@ std::string output_path_problem(const std::string& path) {
   if (::access(directory.c_str(), W_OK) != 0)
     return "cannot write \"" + path + "\": directory \"" + directory + "\" is not writable";
   return "";
+}
+
+nlohmann::json read_config_file(const std::string& path) {
+  try {
+    return read_json_file(path);
+  } catch (const InputError& e) {
+    throw ConfigError("--config", e.what());
+  }
 }
 
 }  // namespace isr::io::files

@@ -41,6 +41,10 @@ std::string read_file(const std::string& path);
 // read_file then parse_json.
 nlohmann::json read_json_file(const std::string& path);
 
+// read_json_file for a model configuration (--config): ConfigError("--config", ...)
+// when unreadable or not JSON.
+nlohmann::json read_config_file(const std::string& path);
+
 // Writes `content` to `path` atomically (temporary file in the same directory, then a
 // rename over `path`). InputError saying why when it cannot; the target is unchanged.
 void write_file_atomically(const std::string& path, std::string_view content);

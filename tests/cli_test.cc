@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/partition/properties/catalog.h"
 #include "spec/kraft/kraft_properties.h"
 #include "spec/partition/config.h"
+#include "spec/partition/properties/catalog.h"
 #include "tests/trace_test_support.h"
 
 namespace {

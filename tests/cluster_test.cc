@@ -21,9 +21,9 @@
 #include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/cluster/cluster_properties.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
+#include "spec/cluster/cluster_properties.h"
 #include "tests/trace_test_support.h"
 
 #include "tests/counting_allocator.h"  // replaces operator new: this binary only

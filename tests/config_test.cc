@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "spec/partition/properties/catalog.h"
 #include "spec/partition/config.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
 
 namespace isr::spec {

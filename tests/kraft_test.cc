@@ -13,9 +13,9 @@
 #include "checker/bfs/bfs.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
-#include "spec/kraft/kraft_properties.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
+#include "spec/kraft/kraft_properties.h"
 #include "tests/trace_test_support.h"
 
 namespace {

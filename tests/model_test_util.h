@@ -24,9 +24,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include "spec/partition/properties/catalog.h"
 #include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/rules.h"
 #include "spec/partition/state.h"
 

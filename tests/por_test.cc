@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs/bfs.h"
-#include "checker/store/fingerprint.h"
 #include "checker/model.h"
 #include "checker/por.h"
+#include "checker/store/fingerprint.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/partition/config.h"

@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/trace/json_diff.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/render/render_words.h"
-#include "counterexamples/trace/trace_writer.h"
+#include "counterexamples/trace/json_diff.h"
 #include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/cluster/cluster_model.h"
 #include "tests/trace_test_support.h"
 

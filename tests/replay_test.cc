@@ -19,8 +19,8 @@
 
 #include "checker/counterexample.h"
 #include "counterexamples/trace/replay.h"
-#include "counterexamples/trace/trace_writer.h"
 #include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_writer.h"
 #include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
 #include "tests/toy_models.h"

@@ -16,9 +16,9 @@
 #include "checker/bfs/bfs.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_model.h"
-#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_model.h"
+#include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
 
 namespace {

@@ -40,15 +40,15 @@
 #include <vector>
 
 #include "checker/bfs/bfs_types.h"
+#include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
-#include "checker/store/fingerprint.h"
 #include "checker/hooks.h"
 #include "checker/model.h"
-#include "checker/store/parent_log.h"
 #include "checker/por.h"
+#include "checker/store/fingerprint.h"
+#include "checker/store/parent_log.h"
 #include "checker/store/state_store.h"
 #include "checker/store/visited_set.h"
-#include "checker/bfs/worker_pool.h"
 
 namespace isr::checker {
 

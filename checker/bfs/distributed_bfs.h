@@ -55,15 +55,15 @@
 
 #include "checker/bfs/bfs.h"
 #include "checker/bfs/bfs_types.h"
+#include "checker/bfs/transport.h"
 #include "checker/counterexample.h"
-#include "checker/store/fingerprint.h"
 #include "checker/hooks.h"
 #include "checker/model.h"
-#include "checker/store/parent_log.h"
 #include "checker/por.h"
+#include "checker/store/fingerprint.h"
+#include "checker/store/parent_log.h"
 #include "checker/store/position_log.h"
 #include "checker/store/state_codec.h"
-#include "checker/bfs/transport.h"
 #include "checker/store/visited_set.h"
 
 namespace isr::checker {

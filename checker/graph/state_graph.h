@@ -58,12 +58,12 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "checker/action_kind_index.h"
+#include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
-#include "checker/store/fingerprint.h"
 #include "checker/model.h"
 #include "checker/por.h"
+#include "checker/store/fingerprint.h"
 #include "checker/store/state_blocks.h"
-#include "checker/bfs/worker_pool.h"
 
 namespace isr::checker {
 

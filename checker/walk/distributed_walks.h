@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "checker/bfs/transport.h"
 #include "checker/model.h"
 #include "checker/walk/random_walk.h"
-#include "checker/bfs/transport.h"
 #include "checker/walk/walk_result.h"
 #include "checker/walk/walk_state_sketch.h"
 

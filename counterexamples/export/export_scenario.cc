@@ -12,8 +12,8 @@
 
 #include "counterexamples/render/render_words.h"
 #include "counterexamples/trace/trace_reader.h"
-#include "spec/partition/properties/catalog.h"
 #include "spec/partition/config.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
 
 namespace isr::counterexamples {

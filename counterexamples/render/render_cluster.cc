@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/trace/json_diff.h"
 #include "counterexamples/render/render_kraft.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
+#include "counterexamples/trace/json_diff.h"
 #include "spec/cluster/cluster_properties.h"
 
 namespace isr::counterexamples {

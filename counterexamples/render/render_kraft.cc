@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "counterexamples/trace/json_diff.h"
 #include "counterexamples/render/render_model.h"
 #include "counterexamples/render/render_words.h"
+#include "counterexamples/trace/json_diff.h"
 #include "spec/kraft/kraft_properties.h"
 
 namespace isr::counterexamples {

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "spec/partition/config.h"
 #include "io/files.h"
+#include "spec/partition/config.h"
 
 namespace isr::counterexamples {
 

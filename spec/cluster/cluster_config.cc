@@ -9,10 +9,10 @@
 
 #include <algorithm>
 
-#include "spec/partition/properties/catalog.h"
+#include "io/json_fields.h"
 #include "spec/cluster/cluster_properties.h"
 #include "spec/kraft/kraft_properties.h"
-#include "io/json_fields.h"
+#include "spec/partition/properties/catalog.h"
 
 namespace isr::spec::cluster {
 namespace {

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/partition/config.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/partition/config.h"
 
 namespace isr::spec::cluster {
 

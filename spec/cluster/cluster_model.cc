@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "checker/property_table.h"
-#include "spec/partition/properties/catalog.h"
 #include "spec/cluster/cluster_properties.h"
-#include "spec/kraft/kraft_properties.h"
 #include "spec/cluster/cluster_rules.h"
+#include "spec/kraft/kraft_properties.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/rules.h"
 
 namespace isr::spec::cluster {

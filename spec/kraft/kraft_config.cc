@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "spec/kraft/kraft_properties.h"
 #include "io/json_fields.h"
+#include "spec/kraft/kraft_properties.h"
 
 namespace isr::spec::kraft {
 namespace {

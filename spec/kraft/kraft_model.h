@@ -20,8 +20,8 @@
 
 #include "checker/model.h"
 #include "checker/model_base.h"
-#include "spec/kraft/kraft_config.h"
 #include "spec/common/node_action.h"
+#include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_state.h"
 
 namespace isr::spec::kraft {

@@ -11,12 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
-#include "spec/partition/properties/catalog.h"
-#include "io/files.h"
 #include "io/json_fields.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
 
 namespace isr::spec {
@@ -529,14 +527,6 @@ Config load_config(const nlohmann::json* document, const std::vector<std::string
   validate(c);
   resolve_properties(c, given.properties);
   return c;
-}
-
-nlohmann::json read_config_file(const std::string& path) {
-  try {
-    return io::files::read_json_file(path);
-  } catch (const io::files::InputError& e) {
-    throw ConfigError("--config", e.what());
-  }
 }
 
 nlohmann::json to_json(const Config& c) {

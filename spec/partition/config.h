@@ -165,9 +165,6 @@ Config default_config();
 Config load_config(const nlohmann::json* document,
                    const std::vector<std::string>& overrides);
 
-// Reads and parses a JSON file, throwing ConfigError("--config", ...) when unreadable.
-nlohmann::json read_config_file(const std::string& path);
-
 // The resolved configuration, every key present, as `describe` prints it.
 nlohmann::json to_json(const Config& c);
 

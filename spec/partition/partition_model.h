@@ -26,8 +26,8 @@
 
 #include "checker/model.h"
 #include "checker/model_base.h"
-#include "spec/partition/config.h"
 #include "spec/common/node_action.h"
+#include "spec/partition/config.h"
 #include "spec/partition/state.h"
 
 namespace isr::spec {

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/partition/properties/predicates.h"
 #include "spec/common/state_words.h"
+#include "spec/partition/properties/predicates.h"
 #include "spec/partition/queries.h"
 
 namespace isr::properties {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/partition/properties/catalog.h"
 #include "spec/partition/config.h"
+#include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
 
 namespace isr::properties {
