@@ -1,5 +1,5 @@
-// `isrcheck list properties|protocols|fixes [--model partition|kraft]`: the names the
-// configuration of a model accepts, each with a one-line description.
+// `isrcheck list properties|protocols|fixes [--model M]`: the names the configuration of
+// a model accepts, each with a one-line description (each model's listing, spec/models.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -9,79 +9,33 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "spec/cluster/cluster_config.h"
-#include "spec/cluster/cluster_properties.h"
-#include "spec/kraft/kraft_config.h"
-#include "spec/kraft/kraft_properties.h"
-#include "spec/partition/config.h"
-#include "spec/partition/properties/catalog.h"
+#include "spec/models.h"
 
 namespace isr::cli {
 namespace {
 
-void print_table(const std::vector<std::pair<std::string_view, std::string_view>>& rows) {
-  std::size_t width = 0;
-  for (const auto& [name, description] : rows) width = std::max(width, name.size());
-  for (const auto& [name, description] : rows) {
-    std::cout << name << std::string(width - name.size() + 2, ' ') << description << "\n";
-  }
-}
-
-// `list fixes` of the partition model: name, the Kafka release that shipped the fix,
-// description (docs/model.md has the survey behind the version column).
-void print_fixes(const std::vector<spec::FixInfo>& fixes,
-                 const std::vector<std::pair<std::string_view, std::string_view>>& more) {
+// Name and description; fixes also the Kafka release that shipped each ("-" for a fix
+// of no release), in a column between them (docs/model.md has the survey behind it).
+void print_rows(const std::vector<spec::NameRow>& rows) {
+  const bool versions = std::any_of(rows.begin(), rows.end(), [](const spec::NameRow& r) { return !r.kafka_version.empty(); });
   std::size_t name_width = 0, version_width = std::string_view("version").size();
-  for (const auto& f : fixes) {
-    name_width = std::max(name_width, f.name.size());
-    version_width = std::max(version_width, f.kafka_version.size());
+  for (const auto& r : rows) {
+    name_width = std::max(name_width, r.name.size());
+    version_width = std::max(version_width, r.kafka_version.size());
   }
-  for (const auto& [name, description] : more) name_width = std::max(name_width, name.size());
-  auto row = [&](std::string_view name, std::string_view version, std::string_view description) {
-    std::cout << name << std::string(name_width - name.size() + 2, ' ') << version
-              << std::string(version_width - version.size() + 2, ' ') << description << "\n";
-  };
-  for (const auto& f : fixes) row(f.name, f.kafka_version, f.description);
-  for (const auto& [name, description] : more) row(name, "-", description);
+  for (const auto& r : rows) {
+    std::cout << r.name << std::string(name_width - r.name.size() + 2, ' ');
+    if (versions) std::cout << r.kafka_version << std::string(version_width - r.kafka_version.size() + 2, ' ');
+    std::cout << r.description << "\n";
+  }
 }
 
 void list(const std::string& what, const std::string& model) {
-  std::vector<std::pair<std::string_view, std::string_view>> rows;
-  if (model == "cluster") {
-    // The composed model checks the partition, KRaft and cluster properties and takes
-    // the fixes of both models plus its own (docs/cluster.md).
-    if (what == "protocols") {
-      for (const auto p : spec::all_protocols()) rows.emplace_back(spec::protocol_name(p), spec::protocol_description(p));
-    } else if (what == "properties") {
-      for (const auto& p : properties::catalog()) rows.emplace_back(p.name, p.description);
-      for (const auto& p : properties::kraft_catalog()) rows.emplace_back(p.name, p.description);
-      for (const auto& p : properties::cluster_catalog()) rows.emplace_back(p.name, p.description);
-    } else {
-      for (const auto& f : spec::cluster::cluster_only_fixes()) rows.emplace_back(f.name, f.description);
-      print_fixes(spec::all_fixes(), rows);
-      return;
-    }
-  } else if (model == "kraft") {
-    // The quorum model has no protocol generations: its fixes are toggled one by one.
-    if (what == "protocols") {
-      throw UsageError("list protocols", "the kraft model has no protocol generations; see `list fixes --model kraft`");
-    }
-    if (what == "properties") {
-      for (const auto& p : properties::kraft_catalog()) rows.emplace_back(p.name, p.description);
-    } else {
-      for (const auto& f : spec::kraft::all_fixes()) rows.emplace_back(f.name, f.description);
-    }
-  } else if (what == "properties") {
-    for (const auto& p : properties::catalog()) rows.emplace_back(p.name, p.description);
-  } else if (what == "protocols") {
-    for (const auto p : spec::all_protocols()) {
-      rows.emplace_back(spec::protocol_name(p), spec::protocol_description(p));
-    }
-  } else {
-    print_fixes(spec::all_fixes(), {});
-    return;
+  try {
+    print_rows(spec::listing_of(model, what));
+  } catch (const spec::NotListed& e) {
+    throw UsageError("list " + what, e.what());
   }
-  print_table(rows);
 }
 
 }  // namespace
@@ -93,9 +47,9 @@ void add_list_command(CLI::App& app) {
   command->add_option("what", *what, "properties, protocols or fixes")
       ->required()
       ->check(CLI::IsMember({"properties", "protocols", "fixes"}));
-  auto model = std::make_shared<std::string>("partition");
-  command->add_option("--model", *model, "Which model's names: partition (default), kraft or cluster")
-      ->check(CLI::IsMember({"partition", "kraft", "cluster"}));
+  auto model = std::make_shared<std::string>(spec::kPartitionModelName);
+  command->add_option("--model", *model, "Which model's names: " + spec::model_names_text() + " (the first is the default)")
+      ->check(CLI::IsMember(spec::model_names()));
   command->callback([what, model] { list(*what, *model); });
 }
 

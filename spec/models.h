@@ -23,25 +23,31 @@
 
 #include "io/config_error.h"
 #include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_listing.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/kraft/kraft_listing.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/partition/config.h"
+#include "spec/partition/listing.h"
 #include "spec/partition/partition_model.h"
 
 namespace isr::spec {
 
-// A model's row: its name (stable: traces and corpus entries record it) and its loader.
+// A model's row: its name (stable: traces and corpus entries record it), its loader and
+// the names `isrcheck list` prints of it.
 template <class M, class Load>
 struct ModelRow {
   using Model = M;
   std::string_view name;
   Load load;  // (const nlohmann::json* document, const std::vector<std::string>& overrides) -> M
+  std::vector<NameRow> (*listing)(std::string_view what);  // "properties", "protocols", "fixes"
 };
 
 template <class M, class Load>
-constexpr ModelRow<M, Load> model_row(std::string_view name, Load load) {
-  return {name, load};
+constexpr ModelRow<M, Load> model_row(std::string_view name, Load load,
+                                      std::vector<NameRow> (*listing)(std::string_view)) {
+  return {name, load, listing};
 }
 
 inline constexpr const char* kPartitionModelName = "partition";
@@ -51,15 +57,18 @@ inline constexpr auto kModels = std::make_tuple(
     model_row<PartitionModel>(kPartitionModelName,
                               [](const nlohmann::json* document, const std::vector<std::string>& overrides) {
                                 return PartitionModel(load_config(document, overrides));
-                              }),
+                              },
+                              partition_listing),
     model_row<kraft::KraftModel>(kraft::kKraftModelName,
                                  [](const nlohmann::json* document, const std::vector<std::string>& overrides) {
                                    return kraft::KraftModel(kraft::load_config(document, overrides));
-                                 }),
+                                 },
+                                 kraft::kraft_listing),
     model_row<cluster::ClusterModel>(cluster::kClusterModelName,
                                      [](const nlohmann::json* document, const std::vector<std::string>& overrides) {
                                        return cluster::ClusterModel(cluster::load_config(document, overrides));
-                                     }));
+                                     },
+                                     cluster::cluster_listing));
 
 inline constexpr std::size_t kModelCount = std::tuple_size_v<decltype(kModels)>;
 
@@ -80,6 +89,17 @@ inline bool is_model_name(std::string_view name) {
     if (n == name) return true;
   }
   return false;
+}
+
+// The names `isrcheck list` prints of the model called `name` (an unknown name throws
+// io::ConfigError("model", ...)); NotListed when the model has no such names.
+inline std::vector<NameRow> listing_of(std::string_view name, std::string_view what) {
+  std::vector<NameRow> rows;
+  bool found = false;
+  std::apply([&](const auto&... row) { ((row.name == name ? (rows = row.listing(what), found = true) : false), ...); },
+             kModels);
+  if (!found) throw io::ConfigError("model", "unknown model \"" + std::string(name) + "\"; allowed: " + model_names_text());
+  return rows;
 }
 
 // Calls `f(row)` for every row, in order (for tables built over all models).

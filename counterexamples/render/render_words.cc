@@ -455,7 +455,7 @@ std::string violation_sentence(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
   const json& state = steps.back().at("state");
-  // The explanation lives with the property (properties/); the catalog is asked by name.
+  // The explanation lives with the property (spec/partition/properties/); the catalog is asked by name.
   std::string reason = properties::explain(property, state);
   std::string sentence = "Property " + property + " is violated at step " +
                          std::to_string(steps.size() - 1) + ": ";

@@ -10,7 +10,7 @@
 // to the log end (UnifiedLog.truncateTo), an append under flush=every-append sets it. A
 // kill -9 and a restart keep it (log recovery starts from the recovery point; see
 // apply_restart). No property, no bound and no guard of another action reads it
-// (properties/ never does; bounds_hit does not; symmetry.cc reads it only to order
+// (spec/partition/properties/ never does; bounds_hit does not; symmetry.cc reads it only to order
 // nodes, and state_to_json to print it).
 //
 // So once no power loss can happen on any path from a state, `flushed` is dead: the fault
