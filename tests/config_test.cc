@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/files.h"
 #include "spec/partition/config.h"
 #include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
@@ -635,7 +636,7 @@ class ConfigFile : public ::testing::Test {
 
 TEST_F(ConfigFile, ReadsJson) {
   write(R"({"brokers": 4, "controller": {"placement": "dedicated"}})");
-  const json doc = read_config_file(path_);
+  const json doc = io::files::read_config_file(path_);
   const Config c = load_config(&doc, {});
   EXPECT_EQ(c.brokers, 4);
   EXPECT_EQ(c.nodes(), 7);
@@ -643,7 +644,7 @@ TEST_F(ConfigFile, ReadsJson) {
 
 TEST_F(ConfigFile, MissingFileNamesTheOption) {
   try {
-    read_config_file(path_ + ".missing");
+    io::files::read_config_file(path_ + ".missing");
     ADD_FAILURE() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field, "--config");
@@ -654,7 +655,7 @@ TEST_F(ConfigFile, MissingFileNamesTheOption) {
 TEST_F(ConfigFile, InvalidJsonNamesTheOption) {
   write("{\"brokers\": ");
   try {
-    read_config_file(path_);
+    io::files::read_config_file(path_);
     ADD_FAILURE() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.field, "--config");

@@ -31,7 +31,7 @@ using isr::trace_test::fixture_path;
 using isr::trace_test::load_fixture;
 using isr::trace_test::temp_path;
 using isr::trace_test::write_temp;
-namespace files = isr::spec::files;
+namespace io = isr::io;
 
 Result run(const std::string& args) { return isr::trace_test::run_isrcheck(args); }
 

@@ -14,9 +14,12 @@
 
 #include "io/config_error.h"
 
-namespace isr::spec::kraft {
-
+namespace isr::spec {
+// The models' one bad-input error (io/config_error.h), as spec::ConfigError.
 using io::ConfigError;
+}  // namespace isr::spec
+
+namespace isr::spec::kraft {
 
 // Hard capacity of the compact state (kraft_state.h).
 inline constexpr int kMaxVoters = 5;
