@@ -13,17 +13,19 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/witness.h"
 #include "conformance/batch_mapping.h"
 #include "conformance/conform.h"
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
-#include "conformance/witness.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
+using analysis::parse_script;
+using analysis::ScriptOp;
 
 json suite_scenario(const std::string& name) {
   std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
