@@ -19,6 +19,8 @@
 #include "conformance/driver_command.h"
 #include "conformance/real_kafka_cluster.h"
 #include "counterexamples/export/export_scenario.h"
+#include "counterexamples/scenario/scenario_reader.h"
+#include "counterexamples/scenario/scenario_validation.h"
 #include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
@@ -68,11 +70,7 @@ nlohmann::json load_input(const std::string& path) {
   } catch (const TraceFormatError& e) {
     throw UsageError(path, e.message);
   }
-  // A "format" that is not a string is no trace (validate_scenario says why). Not
-  // `doc["format"] == kTraceFormatName`: clang resolves that through json's implicit
-  // conversion to std::string, which throws on an object (found by fuzzing with clang).
-  const auto format = doc.is_object() ? doc.find("format") : doc.end();
-  if (format != doc.end() && format->is_string() && format->get<std::string>() == kTraceFormatName) {
+  if (is_trace_document(doc)) {
     try {
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {
@@ -80,7 +78,7 @@ nlohmann::json load_input(const std::string& path) {
     }
   }
   try {
-    conformance::validate_scenario(doc);
+    validate_scenario(doc);
   } catch (const std::invalid_argument& e) {
     throw UsageError(path, e.what());
   }

@@ -9,6 +9,7 @@
 
 #include "conformance/batch_mapping.h"
 #include "conformance/driver_command.h"
+#include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
 
@@ -169,8 +170,8 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
-  per_send_ = records_per_send(scenario_);
-  request_timeout_ms_ = producer_request_timeout_ms(scenario_);
+  per_send_ = counterexamples::records_per_send(scenario_);
+  request_timeout_ms_ = counterexamples::producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();

@@ -1,4 +1,4 @@
-// A ClusterUnderTest (counterexamples/export/cluster_under_test.h) that is a real Apache Kafka
+// A ClusterUnderTest (counterexamples/scenario/cluster_under_test.h) that is a real Apache Kafka
 // cluster, run by the conformance driver (kafka_session.h), so that the scenarios and the
 // generated GoogleTest files that run against the model run unchanged against Kafka.
 //
@@ -25,7 +25,7 @@
 
 #include "conformance/kafka_session.h"
 #include "conformance/steering.h"
-#include "counterexamples/export/cluster_under_test.h"
+#include "counterexamples/scenario/cluster_under_test.h"
 
 namespace isr::conformance {
 

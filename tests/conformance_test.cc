@@ -19,6 +19,8 @@
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
+#include "counterexamples/scenario/scenario_reader.h"
+#include "counterexamples/scenario/scenario_validation.h"
 
 namespace isr::conformance {
 namespace {
@@ -26,6 +28,9 @@ namespace {
 using nlohmann::json;
 using analysis::parse_script;
 using analysis::ScriptOp;
+using counterexamples::producer_request_timeout_ms;
+using counterexamples::records_per_send;
+using counterexamples::validate_scenario;
 
 json suite_scenario(const std::string& name) {
   std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
