@@ -15,9 +15,12 @@
 #include "cli/commands.h"
 #include "cli/run_support.h"
 #include "conformance/conform.h"
-#include "conformance/driver_process.h"
+#include "conformance/driver.h"
+#include "conformance/driver_command.h"
 #include "conformance/real_kafka_cluster.h"
 #include "counterexamples/export/export_scenario.h"
+#include "counterexamples/scenario/scenario_reader.h"
+#include "counterexamples/scenario/scenario_validation.h"
 #include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
@@ -58,13 +61,6 @@ class SignalGuard {
   void (*term_)(int);
 };
 
-std::string default_driver_file() {
-  if (const char* env = std::getenv("ISRCHECK_KAFKA_DRIVER")) return env;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ((ec ? fs::path(".") : self.parent_path()) / "conformance").string();
-}
-
 // The scenario of an input file: a scenario as is, a trace exported first.
 nlohmann::json load_input(const std::string& path) {
   using namespace counterexamples;
@@ -74,11 +70,7 @@ nlohmann::json load_input(const std::string& path) {
   } catch (const TraceFormatError& e) {
     throw UsageError(path, e.message);
   }
-  // A "format" that is not a string is no trace (validate_scenario says why). Not
-  // `doc["format"] == kTraceFormatName`: clang resolves that through json's implicit
-  // conversion to std::string, which throws on an object (found by fuzzing with clang).
-  const auto format = doc.is_object() ? doc.find("format") : doc.end();
-  if (format != doc.end() && format->is_string() && format->get<std::string>() == kTraceFormatName) {
+  if (is_trace_document(doc)) {
     try {
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {
@@ -86,7 +78,7 @@ nlohmann::json load_input(const std::string& path) {
     }
   }
   try {
-    conformance::validate_scenario(doc);
+    validate_scenario(doc);
   } catch (const std::invalid_argument& e) {
     throw UsageError(path, e.what());
   }
@@ -143,8 +135,7 @@ void run_conform(const ConformOptions& options) {
       parse_duration(options.wait_timeout, "--wait-timeout"));
   kafka.reuse_cluster = !options.no_reuse;
   try {
-    kafka.driver_command = conformance::read_driver_command(
-        options.driver.empty() ? default_driver_file() : options.driver);
+    kafka.driver_command = conformance::read_driver_command(conformance::driver_location(options.driver));
   } catch (const std::invalid_argument& e) {
     throw UsageError("--driver", e.what());
   }
@@ -202,7 +193,8 @@ void add_conform_command(CLI::App& app) {
   command->add_option("--driver", options->driver,
                       "The directory scripts/install-kafka.sh builds the driver in, or a file with the driver's "
                       "command line, one argument per line (default: $ISRCHECK_KAFKA_DRIVER, else conformance/ next "
-                      "to the isrcheck binary, i.e. build/conformance)");
+                      "to the isrcheck binary, i.e. build/conformance, else build/conformance under the current "
+                      "directory)");
   command->add_option("--work-dir", options->work_dir, "Where the clusters' directories go (default: under $TMPDIR)");
   command->add_option("--wait-timeout", options->wait_timeout, "Budget of one wait for an observable state")
       ->capture_default_str();

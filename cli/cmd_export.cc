@@ -13,6 +13,8 @@
 #include "counterexamples/export/export_gtest.h"
 #include "counterexamples/export/export_itf.h"
 #include "counterexamples/export/export_scenario.h"
+#include "counterexamples/scenario/scenario_format.h"
+#include "counterexamples/scenario/scenario_writer.h"
 #include "counterexamples/trace/trace_reader.h"
 
 namespace isr::cli {
@@ -36,16 +38,19 @@ void run_export(const ExportOptions& options) {
     throw UsageError("--format", "unknown format \"" + f + "\"; allowed: scenario, gtest, itf");
   }
   check_output_path(options.out, "--out");
-  if (options.records_per_send < 1 || options.records_per_send > 1000) {
-    throw UsageError("--records-per-send", std::to_string(options.records_per_send) +
-                                               " is not allowed; allowed: 1 to 1000 (Kafka records per model record)");
+  if (options.records_per_send < kMinRecordsPerSend || options.records_per_send > kMaxRecordsPerSend) {
+    throw UsageError("--records-per-send", std::to_string(options.records_per_send) + " is not allowed; allowed: " +
+                                               std::to_string(kMinRecordsPerSend) + " to " +
+                                               std::to_string(kMaxRecordsPerSend) + " (Kafka records per model record)");
   }
   if (options.records_per_send != 1 && f == "itf") {
     throw UsageError("--records-per-send", "applies to --format scenario and gtest, not itf");
   }
-  if (options.request_timeout_ms != 0 && (options.request_timeout_ms < 100 || options.request_timeout_ms > 5000)) {
-    throw UsageError("--request-timeout-ms", std::to_string(options.request_timeout_ms) +
-                                                 " is not allowed; allowed: 100 to 5000 (milliseconds)");
+  if (options.request_timeout_ms != 0 &&
+      (options.request_timeout_ms < kMinRequestTimeoutMs || options.request_timeout_ms > kMaxRequestTimeoutMs)) {
+    throw UsageError("--request-timeout-ms", std::to_string(options.request_timeout_ms) + " is not allowed; allowed: " +
+                                                 std::to_string(kMinRequestTimeoutMs) + " to " +
+                                                 std::to_string(kMaxRequestTimeoutMs) + " (milliseconds)");
   }
   if (options.request_timeout_ms != 0 && f == "itf") {
     throw UsageError("--request-timeout-ms", "applies to --format scenario and gtest, not itf");
@@ -64,7 +69,7 @@ void run_export(const ExportOptions& options) {
       nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
       set_records_per_send(scenario, options.records_per_send);
       if (options.request_timeout_ms != 0) set_producer_request_timeout(scenario, options.request_timeout_ms);
-      text = f == "scenario" ? scenario.dump(2) + "\n" : scenario_to_gtest(scenario);
+      text = f == "scenario" ? scenario_text(scenario) : scenario_to_gtest(scenario);
     }
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field, e.message);

@@ -15,6 +15,7 @@
 #include "cli/load.h"
 #include "cli/run_support.h"
 #include "counterexamples/export/export_scenario.h"
+#include "counterexamples/scenario/scenario_writer.h"
 #include "spec/partition/config.h"
 
 namespace isr::cli {
@@ -71,7 +72,7 @@ void run_tests(const TestsOptions& o) {
     // Not a counterexample: what the run must observe is the path itself.
     scenario["expected"]["violation"] = {{"property", nullptr}, {"target", test.target}, {"covers", test.covers}};
     scenario["source"]["property"] = nullptr;
-    write_file(std::filesystem::path(o.out) / (name + ".json"), scenario.dump(2) + "\n");
+    write_file(std::filesystem::path(o.out) / (name + ".json"), counterexamples::scenario_text(scenario));
     files.push_back({{"file", name + ".json"},
                      {"target", test.target},
                      {"covers", test.covers},

@@ -1,16 +1,16 @@
 // `isrcheck witness [--config F] [--set k=v]... --script "produce; kill leader; consume"
 // --trace-out FILE`: the model's trace of a client script on a settled cluster (the
 // shortest path that performs the script, each operation in a settled state:
-// conformance/witness.h), for scenarios that are not counterexamples. Exit 0 with the
+// analysis/witness.h), for scenarios that are not counterexamples. Exit 0 with the
 // trace written, 1 when the model cannot perform the script within its bounds.
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "analysis/witness.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
-#include "conformance/witness.h"
 #include "io/files.h"
 
 namespace isr::cli {
@@ -29,13 +29,13 @@ void run_witness(const WitnessOptions& options) {
   // Both texts go into the trace's JSON, which holds UTF-8 only.
   if (!io::files::valid_utf8(options.script)) throw UsageError("--script", "not valid UTF-8");
   if (!io::files::valid_utf8(options.description)) throw UsageError("--description", "not valid UTF-8");
-  std::vector<conformance::ScriptOp> script;
+  std::vector<analysis::ScriptOp> script;
   try {
-    script = conformance::parse_script(options.script);
+    script = analysis::parse_script(options.script);
   } catch (const std::invalid_argument& e) {
     throw UsageError("--script", e.what());
   }
-  const conformance::WitnessResult r = conformance::find_witness(
+  const analysis::WitnessResult r = analysis::find_witness(
       config, script, options.description.empty() ? "the model's run of: " + options.script : options.description,
       options.max_states);
   if (!r.found) {

@@ -1,23 +1,10 @@
 // Kafka batches as model records (see batch_mapping.h).
 #include "conformance/batch_mapping.h"
 
-#include <stdexcept>
 
 namespace isr::conformance {
 
 using nlohmann::json;
-
-int records_per_send(const json& scenario) {
-  const json clients = scenario.value("clients", json::object());
-  const json producer = clients.is_object() ? clients.value("producer", json::object()) : json::object();
-  if (!producer.is_object() || !producer.contains("records_per_send")) return 1;
-  const json& k = producer["records_per_send"];
-  if (!k.is_number_integer() || k.get<long long>() < 1 || k.get<long long>() > 1000) {
-    throw std::invalid_argument("clients.producer.records_per_send: " + k.dump() +
-                                " is not allowed (an integer from 1 to 1000: Kafka records per send, one batch)");
-  }
-  return k.get<int>();
-}
 
 std::string batch_record_value(int m, int i) { return "record-" + std::to_string(m) + "." + std::to_string(i); }
 

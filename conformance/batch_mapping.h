@@ -1,5 +1,6 @@
 // A scenario whose model record stands for one producer batch of k Kafka records
-// (clients.producer.records_per_send = k; docs/conformance.md, "A model record as a
+// (clients.producer.records_per_send = k, read by
+// counterexamples/scenario/scenario_reader.h; docs/conformance.md, "A model record as a
 // batch"): the mapping of what Kafka exposes, record by record, onto the model's
 // records. Kafka appends, replicates, acknowledges and truncates whole batches
 // (RecordAccumulator batches per partition; UnifiedLog.append assigns a batch's offsets
@@ -16,17 +17,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/export/cluster_under_test.h"
+#include "counterexamples/scenario/cluster_under_test.h"
 
 namespace isr::conformance {
 
 // Never equal to a model value (record ids and offsets are >= 0): a Kafka observation
 // that does not map onto the model shows as this, so it is never taken for a match.
 inline constexpr int kUnmapped = -999;
-
-// The records_per_send of a scenario (1 when absent). Throws std::invalid_argument
-// naming clients.producer.records_per_send unless it is an integer from 1 to 1000.
-int records_per_send(const nlohmann::json& scenario);
 
 // The value of the i-th Kafka record (1-based) of model record m: "record-<m>.<i>".
 std::string batch_record_value(int m, int i);

@@ -2,77 +2,21 @@
 #include "conformance/conform.h"
 
 #include <chrono>
-#include <cstdint>
 #include <stdexcept>
 
-#include "conformance/batch_mapping.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
+#include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
 
 using nlohmann::json;
+using counterexamples::scenario_condition;
+using counterexamples::scenario_crash_kind;
+using counterexamples::scenario_side;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-int opt_int(const json& v) { return v.is_number_integer() ? v.get<int>() : cut::kNone; }
-
-std::vector<int> int_list(const json& v, const std::string& field) {
-  if (!v.is_array()) throw std::invalid_argument(field + ": not an array of node ids");
-  std::vector<int> out;
-  for (const json& x : v) out.push_back(x.get<int>());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::optional<cut::SendResult> send_result_named(const std::string& name) {
-  for (cut::SendResult r : {cut::SendResult::Unsent, cut::SendResult::Pending, cut::SendResult::Acked,
-                            cut::SendResult::NotEnoughReplicas, cut::SendResult::NotEnoughReplicasAfterAppend,
-                            cut::SendResult::RequestTimedOut, cut::SendResult::NotLeaderOrFollower}) {
-    if (name == cut::send_result_name(r)) return r;
-  }
-  return std::nullopt;
-}
-
-// The Condition of an observable-state object (`until`, `final`; docs/scenarios.md).
-cut::Condition condition_of(const json& until, const std::string& field) {
-  if (!until.is_object()) throw std::invalid_argument(field + ": not an object");
-  cut::Condition c;
-  if (until.contains("leader")) c.leader = opt_int(until["leader"]);
-  if (until.contains("leader_epoch")) c.leader_epoch = until["leader_epoch"].get<int>();
-  if (until.contains("isr")) c.isr = int_list(until["isr"], field + ".isr");
-  if (until.contains("elr")) c.elr = int_list(until["elr"], field + ".elr");
-  if (until.contains("last_known_elr")) c.last_known_elr = int_list(until["last_known_elr"], field + ".last_known_elr");
-  if (until.contains("fenced")) c.fenced = int_list(until["fenced"], field + ".fenced");
-  if (until.contains("hw")) c.hw = opt_int(until["hw"]);
-  const json replicas_1 = until.value("replicas", json::object());
-  for (const auto& [id, r] : replicas_1.items()) {
-    cut::ReplicaCondition& rc = c.replicas[std::stoi(id)];
-    if (r.contains("alive")) rc.alive = r["alive"].get<bool>();
-    if (r.contains("leo")) rc.leo = r["leo"].get<int>();
-    if (r.contains("log")) {
-      std::vector<cut::LogRecord> log;
-      for (const json& e : r["log"]) log.push_back({e.at(0).get<int>(), e.at(1).get<int>()});
-      rc.log = log;
-    }
-    if (r.contains("view")) {
-      rc.has_view = r["view"].is_object();
-      if (r["view"].is_object()) {
-        rc.view_leader = opt_int(r["view"].value("leader", json()));
-        rc.view_leader_epoch = r["view"].value("leader_epoch", 0);
-        rc.view_isr = int_list(r["view"].value("isr", json::array()), field + ".replicas." + id + ".view.isr");
-      }
-    }
-  }
-  const json sends_2 = until.value("sends", json::object());
-  for (const auto& [record, result] : sends_2.items()) {
-    const std::optional<cut::SendResult> r = send_result_named(result.get<std::string>());
-    if (!r) throw std::invalid_argument(field + ".sends." + record + ": unknown result " + result.dump());
-    c.sends[std::stoi(record)] = *r;
-  }
-  return c;
-}
 
 json list_json(const std::vector<int>& v) { return json(v); }
 
@@ -123,24 +67,6 @@ std::vector<std::string> side_by_side(const json& until, const json& observed) {
   return out;
 }
 
-cut::CrashKind crash_kind(const std::string& kind, const std::string& field) {
-  if (kind == "kill") return cut::CrashKind::Kill;
-  if (kind == "clean") return cut::CrashKind::Clean;
-  if (kind == "power") return cut::CrashKind::PowerLoss;
-  if (kind == "disk") return cut::CrashKind::DiskLoss;
-  throw std::invalid_argument(field + ": unknown crash kind \"" + kind + "\"; allowed: kill, clean, power, disk");
-}
-
-cut::NetworkSide side_of(const std::string& side, const std::string& field) {
-  if (side == "quorum") return cut::NetworkSide::Quorum;
-  if (side == "brokers") return cut::NetworkSide::Brokers;
-  if (side == "clients") return cut::NetworkSide::Clients;
-  throw std::invalid_argument(field + ": unknown side \"" + side + "\"; allowed: quorum, brokers, clients");
-}
-
-const char* const kOps[] = {"produce", "expire_send", "crash", "restart", "cut",  "heal",
-                            "consume", "elect_preferred", "pause", "resume", "wait"};
-
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -160,77 +86,6 @@ json ConformResult::to_json() const {
           {"side_by_side", side_by_side}, {"reason", reason},       {"steered", steered},
           {"notes", notes},      {"steps_run", steps_run},          {"setup_seconds", setup_seconds},
           {"run_seconds", run_seconds}, {"new_cluster", new_cluster}, {"work_dir", work_dir}};
-}
-
-namespace {
-
-// One step of validate_scenario.
-void validate_step(const json& st, const std::string& f) {
-  const std::string op = st.value("op", "");
-  if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps)) {
-    throw std::invalid_argument(f + ".op: unknown op \"" + op +
-                                "\"; allowed: produce, expire_send, crash, restart, cut, heal, consume, "
-                                "elect_preferred, pause, resume, wait");
-  }
-  if (op == "wait") condition_of(st.value("until", json()), f + ".until");
-  if (op == "crash") crash_kind(st.value("kind", ""), f + ".kind");
-  if (op == "cut" || op == "heal") side_of(st.value("side", ""), f + ".side");
-  if ((op == "produce" || op == "expire_send") && !send_result_named(st.value("expect", ""))) {
-    throw std::invalid_argument(f + ".expect: unknown send result " + st.value("expect", json()).dump());
-  }
-}
-
-// Runs `check`, turning what json's get<> and std::stoi throw on a value of the wrong
-// type or out of range (an exit 4 "internal error" before, found by fuzz/) into
-// invalid_argument naming `field`, the part of the scenario being validated.
-template <class F>
-void with_typed_values(const std::string& field, F&& check) {
-  auto refuse = [&](const std::string& what) {
-    throw std::invalid_argument(field + ": a value has the wrong type or is out of range (" + what +
-                                "); see docs/scenarios.md");
-  };
-  try {
-    check();
-  } catch (const json::exception& e) {
-    const std::string what = e.what();
-    const auto end = what.find("] ");
-    refuse(end == std::string::npos ? what : what.substr(end + 2));
-  } catch (const std::out_of_range&) {
-    refuse("a number out of range");
-  } catch (const std::invalid_argument& e) {
-    if (std::string(e.what()) == "stoi") refuse("a key that is not a number");
-    throw;
-  }
-}
-
-void validate_document(const json& s) {
-  if (!s.is_object()) throw std::invalid_argument("the document is not a JSON object");
-  // Type first, then value: comparing a json with a literal may convert the json
-  // implicitly (clang), which throws on a value of another type.
-  if (!s.contains("format") || !s["format"].is_string() || s["format"].get<std::string>() != "isrcheck-scenario") {
-    throw std::invalid_argument("format: expected \"isrcheck-scenario\" (or a trace, \"isrcheck-trace\")");
-  }
-  if (!s.contains("version") || !s["version"].is_number_integer() || s["version"].get<int64_t>() != 1) throw std::invalid_argument("version: expected 1");
-  for (const char* f : {"cluster", "topic", "clients", "initial", "expected"}) {
-    if (!s.contains(f) || !s[f].is_object()) throw std::invalid_argument(std::string(f) + ": missing or not an object");
-  }
-  if (!s.contains("steps") || !s["steps"].is_array()) throw std::invalid_argument("steps: missing or not an array");
-  records_per_send(s);             // clients.producer.records_per_send, when present, is 1..1000
-  producer_request_timeout_ms(s);  // clients.producer.request.timeout.ms, when present, is 100..5000
-  with_typed_values("initial.until", [&] { condition_of(s["initial"].value("until", json()), "initial.until"); });
-  with_typed_values("expected.final", [&] { condition_of(s["expected"].value("final", json()), "expected.final"); });
-  for (size_t i = 0; i < s["steps"].size(); ++i) {
-    const json& st = s["steps"][i];
-    const std::string f = "steps[" + std::to_string(i) + "]";
-    if (!st.is_object()) throw std::invalid_argument(f + ": not an object");
-    with_typed_values(f, [&] { validate_step(st, f); });
-  }
-}
-
-}  // namespace
-
-void validate_scenario(const json& s) {
-  with_typed_values("scenario", [&] { validate_document(s); });
 }
 
 ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformResult* partial) {
@@ -264,7 +119,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
     const auto run_started = Clock::now();
     auto wait_for = [&](const json& until, const std::string& field) {
       std::string why;
-      if (cluster->wait_until(condition_of(until, field), &why)) return true;
+      if (cluster->wait_until(scenario_condition(until, field), &why)) return true;
       const json observed = cluster->last_describe();
       cut::PartitionObservation o = cluster->describe_partition();
       const json oj = observation_json(o);
@@ -307,13 +162,13 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
       } else if (op == "crash") {
         std::optional<int> leader_after;
         if (st.contains("leader_after") && st["leader_after"].is_number_integer()) leader_after = st["leader_after"].get<int>();
-        cluster->crash(st.value("node", 0), crash_kind(st.value("kind", ""), "kind"), leader_after);
+        cluster->crash(st.value("node", 0), scenario_crash_kind(st.value("kind", ""), "kind"), leader_after);
       } else if (op == "restart") {
         cluster->restart(st.value("node", 0));
       } else if (op == "cut") {
-        cluster->cut(st.value("node", 0), side_of(st.value("side", ""), "side"));
+        cluster->cut(st.value("node", 0), scenario_side(st.value("side", ""), "side"));
       } else if (op == "heal") {
-        cluster->heal(st.value("node", 0), side_of(st.value("side", ""), "side"));
+        cluster->heal(st.value("node", 0), scenario_side(st.value("side", ""), "side"));
       } else if (op == "elect_preferred") {
         cluster->elect_preferred(st.value("leader", 0));
       } else if (op == "pause") {

@@ -32,11 +32,9 @@ struct ConformResult {
   nlohmann::json to_json() const;
 };
 
-// Runs `scenario` (isrcheck-scenario v1) on `session`. Never throws for what the cluster
-// does; Interrupted propagates (the caller reports it) after the result is filled in.
+// Runs `scenario` (isrcheck-scenario v1, checked first by validate_scenario,
+// counterexamples/scenario/scenario_validation.h) on `session`. Never throws for what the
+// cluster does; Interrupted propagates (the caller reports it) after the result is filled in.
 ConformResult run_scenario(KafkaSession& session, const nlohmann::json& scenario, ConformResult* partial = nullptr);
-
-// Checks the fields a run reads; throws std::invalid_argument naming the first bad field.
-void validate_scenario(const nlohmann::json& scenario);
 
 }  // namespace isr::conformance

@@ -4,25 +4,13 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "conformance/batch_mapping.h"
 #include "conformance/driver_process.h"
+#include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-int producer_request_timeout_ms(const json& scenario) {
-  const json clients = scenario.value("clients", json::object());
-  const json producer = clients.is_object() ? clients.value("producer", json::object()) : json::object();
-  if (!producer.is_object() || !producer.contains("request.timeout.ms")) return 3000;
-  const json& t = producer["request.timeout.ms"];
-  if (!t.is_number_integer() || t.get<long long>() < 100 || t.get<long long>() > 5000) {
-    throw std::invalid_argument("clients.producer.request.timeout.ms: " + t.dump() +
-                                " is not allowed (an integer from 100 to 5000 ms; delivery.timeout.ms is 6000)");
-  }
-  return t.get<int>();
-}
 
 namespace {
 
@@ -204,13 +192,13 @@ std::string KafkaSession::prepare(const json& scenario) {
   // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
   // delivery.timeout.ms), which is what "idempotent" means for an application.
   request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
-  request["request_timeout_ms"] = producer_request_timeout_ms(scenario);
+  request["request_timeout_ms"] = counterexamples::producer_request_timeout_ms(scenario);
   // A model record that stands for a batch of k records (batch_mapping.h): the driver
   // appends the k records, then flushes; linger.ms keeps the batch open until the flush,
   // so that the sender cannot drain it with fewer records (RecordAccumulator.ready: a
   // batch is sendable when full, lingered, or flushed). 1 s is far more than k appends
   // take, and delivery.timeout.ms (6 s) >= linger.ms + request.timeout.ms (3 s) holds.
-  const int per_send = records_per_send(scenario);
+  const int per_send = counterexamples::records_per_send(scenario);
   if (per_send > 1) {
     request["records_per_send"] = per_send;
     request["linger_ms"] = 1000;

@@ -23,13 +23,6 @@
 
 namespace isr::conformance {
 
-// The producer's request.timeout.ms for `scenario`: clients.producer["request.timeout.ms"]
-// when the scenario sets it (docs/conformance.md: a trace that holds followers across the
-// producer's own retry of a lost answer needs that retry sooner than
-// replica.lag.time.max.ms), else the harness's 3000. Throws std::invalid_argument naming
-// the field unless it is an integer from 100 to 5000 (delivery.timeout.ms is 6000).
-int producer_request_timeout_ms(const nlohmann::json& scenario);
-
 struct KafkaOptions {
   std::vector<std::string> driver_command;  // argv of the driver JVM
   std::string kafka_version = "4.4.0";

@@ -5,10 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "conformance/batch_mapping.h"
+#include "conformance/driver_command.h"
+#include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
 
@@ -169,8 +170,8 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
-  per_send_ = records_per_send(scenario_);
-  request_timeout_ms_ = producer_request_timeout_ms(scenario_);
+  per_send_ = counterexamples::records_per_send(scenario_);
+  request_timeout_ms_ = counterexamples::producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();
@@ -631,38 +632,10 @@ bool RealKafkaCluster::wait_until(const cut::Condition& condition, std::string* 
   return false;
 }
 
-std::vector<std::string> read_driver_command(const std::string& file) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    // The output directory of scripts/install-kafka.sh: the driver jar, the driver's
-    // classpath file, and one <version>/classpath.txt per Kafka release.
-    const fs::path dir = fs::absolute(file);
-    const fs::path jar = dir / "driver" / "target" / "isrcheck-conformance-driver.jar";
-    std::ifstream cp(dir / "driver" / "classpath.txt");
-    std::string classpath((std::istreambuf_iterator<char>(cp)), std::istreambuf_iterator<char>());
-    while (!classpath.empty() && (classpath.back() == '\n' || classpath.back() == ' ')) classpath.pop_back();
-    if (!fs::exists(jar) || !cp) {
-      throw std::invalid_argument(file + ": no driver jar or classpath (run scripts/install-kafka.sh)");
-    }
-    return {"java", "-cp", jar.string() + (classpath.empty() ? "" : ":" + classpath),
-            "org.isrcheck.conformance.Driver", "--kafka-classpath-dir", dir.string()};
-  }
-  std::ifstream in(file);
-  if (!in) throw std::invalid_argument(file + ": cannot read the driver command (run scripts/install-kafka.sh)");
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(line);
-  if (out.empty()) throw std::invalid_argument(file + ": empty driver command");
-  return out;
-}
-
 KafkaSession& shared_session() {
   static KafkaSession* session = [] {
     KafkaOptions options;
-    const char* driver = std::getenv("ISRCHECK_KAFKA_DRIVER");
-    options.driver_command = read_driver_command(driver != nullptr ? driver : "build/conformance");
+    options.driver_command = read_driver_command(driver_location());
     if (const char* v = std::getenv("ISRCHECK_KAFKA_VERSION")) options.kafka_version = v;
     const char* work = std::getenv("ISRCHECK_KAFKA_WORK");
     options.work_root = work != nullptr ? work

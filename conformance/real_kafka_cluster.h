@@ -1,4 +1,4 @@
-// A ClusterUnderTest (counterexamples/export/cluster_under_test.h) that is a real Apache Kafka
+// A ClusterUnderTest (counterexamples/scenario/cluster_under_test.h) that is a real Apache Kafka
 // cluster, run by the conformance driver (kafka_session.h), so that the scenarios and the
 // generated GoogleTest files that run against the model run unchanged against Kafka.
 //
@@ -25,7 +25,7 @@
 
 #include "conformance/kafka_session.h"
 #include "conformance/steering.h"
-#include "counterexamples/export/cluster_under_test.h"
+#include "counterexamples/scenario/cluster_under_test.h"
 
 namespace isr::conformance {
 
@@ -129,14 +129,10 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
 };
 
 // The process-wide session the generated GoogleTests share (make_cluster_under_test):
-// built on first use from the environment (docs/conformance.md): ISRCHECK_KAFKA_DRIVER
-// (see read_driver_command; default build/conformance), ISRCHECK_KAFKA_VERSION
-// (default 4.4.0) and ISRCHECK_KAFKA_WORK (default a fresh directory under /tmp).
+// built on first use from the environment (docs/conformance.md): the driver where
+// driver_location finds it (driver_command.h: $ISRCHECK_KAFKA_DRIVER, else next to the
+// binary), ISRCHECK_KAFKA_VERSION (default 4.4.0) and ISRCHECK_KAFKA_WORK (default a
+// fresh directory under /tmp).
 KafkaSession& shared_session();
-
-// The driver's command line: from the directory scripts/install-kafka.sh builds into
-// (build/conformance: the driver jar and classpath files), or from a file holding one
-// argument per line. Throws std::invalid_argument naming the path.
-std::vector<std::string> read_driver_command(const std::string& file);
 
 }  // namespace isr::conformance

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -13,17 +14,25 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/witness.h"
 #include "conformance/batch_mapping.h"
 #include "conformance/conform.h"
+#include "conformance/driver_command.h"
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
-#include "conformance/witness.h"
+#include "counterexamples/scenario/scenario_reader.h"
+#include "counterexamples/scenario/scenario_validation.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
+using analysis::parse_script;
+using analysis::ScriptOp;
+using counterexamples::producer_request_timeout_ms;
+using counterexamples::records_per_send;
+using counterexamples::validate_scenario;
 
 json suite_scenario(const std::string& name) {
   std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
@@ -352,6 +361,41 @@ std::vector<pid_t> pids_in(const std::string& file) {
   std::string what;
   while (in >> p >> what) out.push_back(static_cast<pid_t>(p));
   return out;
+}
+
+// The one order of places for the driver (driver_command.h), which `conform --driver`
+// and the generated GoogleTests' shared_session both use: --driver, then
+// $ISRCHECK_KAFKA_DRIVER when not empty, then conformance/ beside the binary when it
+// exists, then build/conformance under the current directory when it exists, else the
+// place beside the binary.
+TEST(DriverLocation, OneOrderForEveryEntryPoint) {
+  namespace fs = std::filesystem;
+  const char* saved = std::getenv("ISRCHECK_KAFKA_DRIVER");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  const fs::path saved_cwd = fs::current_path();
+  const fs::path dir = fs::temp_directory_path() / ("isrcheck-driver-location-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::current_path(dir);
+
+  ::setenv("ISRCHECK_KAFKA_DRIVER", "/from/the/environment", 1);
+  EXPECT_EQ(driver_location("/given/by/--driver"), "/given/by/--driver");
+  EXPECT_EQ(driver_location(), "/from/the/environment");
+
+  ::setenv("ISRCHECK_KAFKA_DRIVER", "", 1);  // set but empty: as if unset
+  const fs::path beside = fs::read_symlink("/proc/self/exe").parent_path() / "conformance";
+  const bool beside_exists = fs::exists(beside);
+  EXPECT_EQ(driver_location(), beside.string());  // no build/conformance here: beside, existing or not
+  fs::create_directories(dir / "build" / "conformance");
+  EXPECT_EQ(driver_location(), beside_exists ? beside.string() : (fs::path("build") / "conformance").string());
+
+  fs::current_path(saved_cwd);
+  fs::remove_all(dir);
+  if (saved != nullptr) {
+    ::setenv("ISRCHECK_KAFKA_DRIVER", saved_value.c_str(), 1);
+  } else {
+    ::unsetenv("ISRCHECK_KAFKA_DRIVER");
+  }
 }
 
 TEST(DriverProcess, StopLeavesNoProcessEvenWhenTheDriverIgnoresShutdown) {

@@ -18,11 +18,12 @@
 
 #include "analysis/covering_tests.h"
 #include "analysis/verify.h"
-#include "counterexamples/export/cluster_under_test.h"
 #include "counterexamples/export/export_gtest.h"
 #include "counterexamples/export/export_itf.h"
 #include "counterexamples/export/export_scenario.h"
 #include "counterexamples/export/model_cluster.h"
+#include "counterexamples/scenario/cluster_under_test.h"
+#include "counterexamples/scenario/scenario_writer.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_reader.h"
 #include "counterexamples/trace/trace_writer.h"
@@ -326,7 +327,7 @@ TEST(ExportGtest, GeneratesOneTestWithExpectedCalls) {
   EXPECT_NE(text.find("cluster->crash(0, CrashKind::Kill, std::nullopt);"), std::string::npos);
   EXPECT_NE(text.find("c.leader = 1;"), std::string::npos);
   EXPECT_NE(text.find("EXPECT_FALSE(holds_record(end.replicas.at(1), 1))"), std::string::npos);
-  EXPECT_NE(text.find("#include \"counterexamples/export/cluster_under_test.h\""), std::string::npos);
+  EXPECT_NE(text.find("#include \"counterexamples/scenario/cluster_under_test.h\""), std::string::npos);
   EXPECT_EQ(counterexamples::cpp_identifier("9 lives--x"), "s_9_lives_x");
 }
 

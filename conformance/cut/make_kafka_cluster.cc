@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/real_kafka_cluster.h"
-#include "counterexamples/export/cluster_under_test.h"
+#include "counterexamples/scenario/cluster_under_test.h"
 
 namespace isr::cut {
 

@@ -154,7 +154,7 @@ std::string scenario_to_gtest(const ordered_json& scenario) {
       << "// model: counterexamples/export/model_cluster.h).\n"
       << "#include <optional>\n#include <string>\n#include <vector>\n\n"
       << "#include <gtest/gtest.h>\n\n"
-      << "#include \"counterexamples/export/cluster_under_test.h\"\n\n"
+      << "#include \"counterexamples/scenario/cluster_under_test.h\"\n\n"
       << "namespace {\n\n"
       << "using namespace isr::cut;\n\n"
       << "// The scenario itself, for adapters that read the cluster and client settings.\n"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "counterexamples/render/render_words.h"
+#include "counterexamples/scenario/scenario_writer.h"
 #include "counterexamples/trace/trace_reader.h"
 #include "spec/partition/config.h"
 #include "spec/partition/properties/catalog.h"
@@ -329,10 +330,7 @@ ordered_json trace_to_scenario(const json& trace, std::string_view name) {
   const json& steps = trace.at("steps");
   const std::string property = trace.at("property").get<std::string>();
 
-  ordered_json out;
-  out["format"] = kScenarioFormatName;
-  out["version"] = kScenarioFormatVersion;
-  out["name"] = std::string(name);
+  ordered_json out = new_scenario(name);
   out["source"] = {{"trace_format", kTraceFormatName},
                    {"model", "partition"},
                    {"engine", field(trace, "engine")},
@@ -441,23 +439,6 @@ ordered_json trace_to_scenario(const json& trace, std::string_view name) {
                                      leader >= 0 ? leader : int_of(controller_leader, -1)})}};
   out["expected"] = expected;
   return out;
-}
-
-void set_records_per_send(ordered_json& scenario, int k) {
-  if (k < 1 || k > 1000) {
-    throw std::invalid_argument("records per send: " + std::to_string(k) + " is not allowed (1 to 1000)");
-  }
-  if (k == 1) return;
-  ordered_json& producer = scenario["clients"]["producer"];
-  producer["records_per_send"] = k;
-  producer["record_value"] = "record-<k>.<i>, i = 1.." + std::to_string(k) + ", one batch per send";
-}
-
-void set_producer_request_timeout(ordered_json& scenario, int ms) {
-  if (ms < 100 || ms > 5000) {
-    throw std::invalid_argument("request timeout: " + std::to_string(ms) + " ms is not allowed (100 to 5000)");
-  }
-  scenario["clients"]["producer"]["request.timeout.ms"] = ms;
 }
 
 }  // namespace isr::counterexamples

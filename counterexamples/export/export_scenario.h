@@ -7,6 +7,9 @@
 // Model-internal steps (fetches, HW advances, AlterPartition, controller decisions,
 // metadata propagation, flushes) are not operations a harness can perform: each run of
 // them becomes one `wait` on the observable state it leads to.
+//
+// Only the translation is here: the format itself (its schema, writer, reader and
+// validation) is counterexamples/scenario/.
 #pragma once
 
 #include <string>
@@ -15,9 +18,6 @@
 #include <nlohmann/json.hpp>
 
 namespace isr::counterexamples {
-
-inline constexpr const char* kScenarioFormatName = "isrcheck-scenario";
-inline constexpr int kScenarioFormatVersion = 1;
 
 // Whether an action kind of the partition model is something a harness does (a client
 // request, a fault, an admin command) rather than something the cluster does by itself.
@@ -38,21 +38,8 @@ std::string state_digest(const nlohmann::json& state);
 
 // The scenario of a trace that passed check_trace. Throws TraceFormatError (naming the
 // field) when the trace is not of the partition model or names an unknown action kind.
-// `name` is a short identifier for the scenario (used by the gtest exporter).
+// `name` is a short identifier for the scenario (used by the gtest exporter). The client
+// settings beyond the trace are scenario_writer.h's (set_records_per_send, ...).
 nlohmann::ordered_json trace_to_scenario(const nlohmann::json& trace, std::string_view name);
-
-// Makes each model record of `scenario` stand for one producer batch of k Kafka records
-// (clients.producer.records_per_send = k, record values record-<m>.1 .. record-<m>.k):
-// Kafka appends, replicates, acknowledges and truncates whole batches, so a harness maps
-// batches onto model records (docs/conformance.md, "A model record as a batch"). k = 1
-// leaves the scenario as it is. Throws std::invalid_argument unless 1 <= k <= 1000.
-void set_records_per_send(nlohmann::ordered_json& scenario, int k);
-
-// Sets the producer's request.timeout.ms a harness uses for `scenario`
-// (clients.producer["request.timeout.ms"]): the model's timeouts have no duration, and a
-// trace that holds followers back across the producer's own retry of a lost answer needs
-// that retry sooner than the harness's default 3 s (docs/conformance.md). Throws
-// std::invalid_argument unless 100 <= ms <= 5000.
-void set_producer_request_timeout(nlohmann::ordered_json& scenario, int ms);
 
 }  // namespace isr::counterexamples

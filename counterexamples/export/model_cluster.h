@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counterexamples/export/cluster_under_test.h"
+#include "counterexamples/scenario/cluster_under_test.h"
 #include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
 #include "spec/partition/state.h"

@@ -1,5 +1,5 @@
 // The settled-path search for a client script (see witness.h).
-#include "conformance/witness.h"
+#include "analysis/witness.h"
 
 #include <xxhash.h>
 
@@ -14,7 +14,7 @@
 #include "counterexamples/trace/trace_writer.h"
 #include "spec/partition/partition_model.h"
 
-namespace isr::conformance {
+namespace isr::analysis {
 
 using nlohmann::json;
 
@@ -292,4 +292,4 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
   return result;
 }
 
-}  // namespace isr::conformance
+}  // namespace isr::analysis

@@ -22,7 +22,7 @@
 
 #include "spec/partition/config.h"
 
-namespace isr::conformance {
+namespace isr::analysis {
 
 // One script operation. `node` is a node id, or -1 for "the current leader" (kill
 // leader) / "a follower" is not offered: name the node.
@@ -48,4 +48,4 @@ struct WitnessResult {
 WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptOp>& script,
                            const std::string& description, size_t max_states = 2000000);
 
-}  // namespace isr::conformance
+}  // namespace isr::analysis
