@@ -252,6 +252,10 @@ class Graph:
         return (room.order, name) if room else (len(self.rooms), name)
 
 
+def plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def where(inc):
     return f"{inc.file}:{inc.line} -> {inc.text}"
 
@@ -270,7 +274,7 @@ def check(graph, layering_path):
         for (a, b), incs in sorted(graph.edges.items(), key=lambda e: (graph.sort_key(e[0][0]), graph.sort_key(e[0][1]))):
             if a in members and b in members:
                 first = min(incs, key=lambda i: (i.file, i.line))
-                print(f"  {a} -> {b}: {len(incs)} include{'s' if len(incs) != 1 else ''}, first {where(first)}")
+                print(f"  {a} -> {b}: {plural(len(incs), 'include')}, first {where(first)}")
         problems += 1
     for f in graph.unroomed:
         print(f"{f}: in no room (add its folder to a room of {layering_path})")
@@ -281,7 +285,7 @@ def check(graph, layering_path):
               f"use <...> for others)")
         problems += 1
     if problems:
-        print(f"include_graph: {problems} problem{'s' if problems != 1 else ''} "
+        print(f"include_graph: {plural(problems, 'problem')} "
               f"({len(graph.files)} files, {len(graph.includes)} quoted includes; rules in {layering_path})")
         return 1
     print(f"include_graph: {len(graph.files)} files, {len(graph.includes)} quoted includes, "
@@ -312,7 +316,7 @@ def mermaid(graph):
         groups.setdefault(top, []).append(n)
 
     def node(n):
-        files = f"{count[n]} file{'s' if count[n] != 1 else ''}"
+        files = plural(count[n], "file")
         if is_pseudo(n):
             return f'{node_id(n)}["{n}<br/>{files}"]:::noroom'
         return f'{node_id(n)}["{n}<br/>{files}"]'
@@ -351,7 +355,13 @@ def room_table(graph):
         elif not r.may_include:
             may = "nothing"
         else:
-            may = ", ".join(sorted(r.may_include, key=graph.sort_key))
+            # A long list reads better as what it leaves out.
+            below = [o.name for o in graph.rooms[:r.order] if o.may_include is not None]
+            left_out = [o for o in below if o not in r.may_include]
+            if len(r.may_include) > 4 and len(left_out) <= 3:
+                may = "every lower room" + (" but " + ", ".join(left_out) if left_out else "")
+            else:
+                may = ", ".join(sorted(r.may_include, key=graph.sort_key))
         paths = " ".join(f"`{p}`" for p in r.paths)
         rows.append(f"| {r.name} | {paths} | {may} | {count.get(r.name, 0)} | {r.purpose} |")
     return "\n".join(rows) + "\n"
@@ -361,8 +371,8 @@ def generated_block(graph, layering_rel):
     violations = len(graph.violations())
     cycles = len(graph.cycles())
     state = ("every include follows the layering" if not (violations or cycles or graph.unroomed or graph.unresolved)
-             else f"{violations} includes against the layering, {cycles} cycles between rooms, "
-                  f"{len(graph.unroomed)} files in no room, {len(graph.unresolved)} unresolved includes "
+             else f"{plural(violations, 'include')} against the layering, {plural(cycles, 'cycle')} between rooms, "
+                  f"{plural(len(graph.unroomed), 'file')} in no room, {plural(len(graph.unresolved), 'unresolved include')} "
                   f"(`scripts/include_graph.py --check` lists them)")
     cross = sum(len(v) for v in graph.edges.values())
     return (f"{BEGIN_MARK}\n"
