@@ -124,6 +124,7 @@ measure() {
   shift 4
   local out="$work/$name.out" times="$work/$name.time"
   m_load_before="$(load1)"
+  : >"$out"  # before the poll below reads it (the command's own redirection may come later)
   /usr/bin/time -o "$times" -f '%e %U %S %M' "$@" >"$out" 2>"$work/$name.err" &
   running=$!
   local stopped=0
