@@ -24,7 +24,7 @@
 # average is recorded before and after each row. bfs_bench runs its variants one after
 # another; the script stops it (by its pid) as soon as it has printed the row measured,
 # so its CPU time is that search's (plus the few milliseconds until the stop; the
-# search's own getrusage figure, which bfs_bench prints, is shown below the table).
+# search's own getrusage figure, which bfs_bench prints, is in the table's note column).
 #
 # The state counts must agree: distinct states (K+1)^N and generated states (initial
 # states plus every successor computed) 1 + N*K*(K+1)^(N-1), for every tool and thread
