@@ -27,6 +27,7 @@ struct ExportOptions {
   std::string name;  // empty: from the file name
   int records_per_send = 1;  // Kafka records per model record (one batch)
   int request_timeout_ms = 0;  // the producer's request.timeout.ms on a real cluster; 0: the harness's
+  bool guard = false;          // gtest: a regression guard instead of a reproduction
 };
 
 const char* const kFormats[] = {"scenario", "gtest", "itf"};
@@ -55,6 +56,7 @@ void run_export(const ExportOptions& options) {
   if (options.request_timeout_ms != 0 && f == "itf") {
     throw UsageError("--request-timeout-ms", "applies to --format scenario and gtest, not itf");
   }
+  if (options.guard && f != "gtest") throw UsageError("--guard", "applies to --format gtest only, not " + f);
   std::string name = options.name;
   if (name.empty()) {
     name = std::filesystem::path(options.trace_file).stem().string();
@@ -69,7 +71,8 @@ void run_export(const ExportOptions& options) {
       nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
       set_records_per_send(scenario, options.records_per_send);
       if (options.request_timeout_ms != 0) set_producer_request_timeout(scenario, options.request_timeout_ms);
-      text = f == "scenario" ? scenario_text(scenario) : scenario_to_gtest(scenario);
+      text = f == "scenario" ? scenario_text(scenario)
+                             : scenario_to_gtest(scenario, options.guard ? GtestKind::Guard : GtestKind::Reproduction);
     }
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field, e.message);
@@ -91,6 +94,9 @@ void add_export_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--out", options->out, "Write to this file instead of stdout");
   command->add_option("--name", options->name, "Scenario name (default: the trace file's name)");
+  command->add_flag("--guard", options->guard,
+                    "gtest: a regression guard, failing if the hazard happens (for an implementation with the fix), "
+                    "instead of a reproduction, passing where it happens (docs/scenarios.md)");
   command->add_option("--records-per-send", options->records_per_send,
                       "Kafka records per model record: each send is one producer batch of that many records "
                       "(1 to 1000; docs/conformance.md)")

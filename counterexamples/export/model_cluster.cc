@@ -1,6 +1,8 @@
 // The model as a cluster under test (see model_cluster.h).
 #include "counterexamples/export/model_cluster.h"
 
+#include <cstdlib>
+
 #include <xxhash.h>
 
 #include <array>
@@ -87,7 +89,24 @@ ModelCluster::ModelCluster(spec::Config config) : model_(std::move(config)) {
 
 std::unique_ptr<ModelCluster> ModelCluster::from_scenario(const json& scenario) {
   const json& config = scenario.at("source").at("model_config");
-  return std::make_unique<ModelCluster>(spec::load_config(&config, {}));
+  return std::make_unique<ModelCluster>(spec::load_config(&config, model_overrides_from_environment()));
+}
+
+std::vector<std::string> model_overrides_from_environment() {
+  std::vector<std::string> overrides;
+  const char* text = std::getenv("ISRCHECK_MODEL_SET");
+  if (text == nullptr) return overrides;
+  std::string item;
+  for (const char* p = text;; ++p) {
+    if (*p == ';' || *p == '\0') {
+      if (!item.empty()) overrides.push_back(item);
+      item.clear();
+      if (*p == '\0') break;
+    } else {
+      item += *p;
+    }
+  }
+  return overrides;
 }
 
 void ModelCluster::take(const json& wanted, std::initializer_list<const char*> absent) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,8 @@ class ModelCluster : public cut::ClusterUnderTest {
   // Starts from the model's first initial state.
   explicit ModelCluster(spec::Config config);
 
-  // The model of a scenario document: its source.model_config. Throws spec::ConfigError.
+  // The model of a scenario document: its source.model_config, with the overrides of
+  // model_overrides_from_environment() applied. Throws spec::ConfigError.
   static std::unique_ptr<ModelCluster> from_scenario(const nlohmann::json& scenario);
 
   cut::SendResult produce(int record, int broker) override;
@@ -64,5 +66,11 @@ class ModelCluster : public cut::ClusterUnderTest {
 
 // The observation of a partition-model state, as the scenario's observables define it.
 cut::PartitionObservation observe(const spec::PartitionModel& model, const spec::State& s);
+
+// ISRCHECK_MODEL_SET, `;`-separated `key=value` overrides of the scenario's model
+// configuration (as `--set` takes them): runs a generated test against the model with a
+// fix switched on, as an implementation with that fix would behave (a guard then passes
+// where the reproduction fails). Empty when unset.
+std::vector<std::string> model_overrides_from_environment();
 
 }  // namespace isr::counterexamples
