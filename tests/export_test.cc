@@ -348,6 +348,35 @@ TEST(ExportGtest, ConsistentReadViolationAssertsTheReadRecordChanged) {
   EXPECT_EQ(acked.find(read_check), std::string::npos);
 }
 
+// A guard drives the same operations without asserting their answers or reaching every
+// wait, and ends asserting the property the trace violates, not the violation.
+TEST(ExportGtest, AGuardAssertsThePropertyNotTheViolation) {
+  const ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1 leader-loss");
+  const std::string text = counterexamples::scenario_to_gtest(scenario, counterexamples::GtestKind::Guard);
+  EXPECT_NE(text.find("TEST(Guard, acks1_leader_loss)"), std::string::npos);
+  EXPECT_NE(text.find("  cluster->produce(1, 0);"), std::string::npos);
+  EXPECT_EQ(text.find("EXPECT_EQ(cluster->produce("), std::string::npos);
+  EXPECT_NE(text.find("off_path.push_back("), std::string::npos);
+  EXPECT_NE(text.find("EXPECT_TRUE(holds_record(end.replicas.at(end.leader), 1))"), std::string::npos);
+  EXPECT_EQ(text.find("EXPECT_FALSE(holds_record"), std::string::npos);
+  EXPECT_EQ(text.find("final state differs"), std::string::npos);
+  const json trace = counterexample({"brokers=3", "min_insync_replicas=1", "unclean_leader_election=true",
+                                     "properties=consistent-read"});
+  const std::string read =
+      counterexamples::scenario_to_gtest(counterexamples::trace_to_scenario(trace, "unclean read changed"),
+                                         counterexamples::GtestKind::Guard);
+  EXPECT_NE(read.find("served["), std::string::npos);
+  EXPECT_NE(read.find("changed or is gone"), std::string::npos);
+}
+
+TEST(ExportCommand, GuardIsForTheGtestFormatOnly) {
+  const std::string trace_file = write_temp(acks1_trace().dump());
+  const auto r = run_isrcheck("export " + trace_file + " --format scenario --guard");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--guard"), std::string::npos) << r.err;
+  EXPECT_EQ(run_isrcheck("export " + trace_file + " --format gtest --guard").exit_code, 0);
+}
+
 TEST(ExportItf, FollowsTheInformalTraceFormat) {
   const json& trace = acks1_trace();
   const ordered_json itf = counterexamples::trace_to_itf(trace);
