@@ -24,6 +24,12 @@ int producer_request_timeout_ms(const json& scenario) {
   return t.get<int>();
 }
 
+bool needs_powerfs(const json& scenario) {
+  for (const json& s : scenario.value("steps", json::array()))
+    if (s.is_object() && s.value("op", "") == "crash" && s.value("kind", "") == "power") return true;
+  return false;
+}
+
 namespace {
 
 // Broker settings the topic config also sets: they do not make clusters differ.
@@ -66,6 +72,15 @@ void KafkaSession::stop() {
   if (driver_) driver_->stop();
   driver_.reset();
   cluster_key_ = json();
+  mounts_.unmount_all();  // after the nodes: nothing holds their files any more
+}
+
+std::string KafkaSession::power_loss(int node) {
+  try {
+    return mounts_.power(node);
+  } catch (const std::runtime_error& e) {
+    throw DriverError("internal", std::string("power loss of node ") + std::to_string(node) + ": " + e.what());
+  }
 }
 
 void KafkaSession::ensure_driver() {
@@ -103,10 +118,25 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
     call({{"op", "stop_cluster"}}, std::chrono::seconds(60));
     cluster_key_ = json();
   }
+  mounts_.unmount_all();
   const json& cluster = section(scenario, "cluster");
   work_dir_ = options_.work_root + "/cluster-" + std::to_string(++clusters_);
   fs::remove_all(work_dir_);
   driver_->watch_work_dir(work_dir_);
+  if (key.value("powerfs", false)) {
+    // Before the driver formats the nodes: their data directories (node-<id>/data, which
+    // the driver creates when missing) are the mounts.
+    std::string why;
+    const std::string binary = powerfs_binary(&why);
+    if (binary.empty()) throw DriverError("internal", "power loss: " + why);
+    std::vector<int> ids;
+    for (const json& n : cluster.at("nodes")) ids.push_back(n.at("id").get<int>());
+    try {
+      mounts_.mount(binary, work_dir_, ids);
+    } catch (const std::runtime_error& e) {
+      throw DriverError("internal", std::string("power loss: ") + e.what());
+    }
+  }
   json features = json::object();
   const json features_1 = cluster.value("features", json::object());
   for (const auto& [k, v] : features_1.items()) {
@@ -168,7 +198,8 @@ std::string KafkaSession::prepare(const json& scenario) {
                     {"nodes", cluster["nodes"]},
                     {"voters", cluster["controller"]["voters"]},
                     {"broker_config", broker_key},
-                    {"features", cluster.value("features", json::object())}};
+                    {"features", cluster.value("features", json::object())},
+                    {"powerfs", needs_powerfs(scenario)}};
   ensure_driver();
   started_new_ = false;
   bool reused = false;

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/driver.h"
+#include "conformance/power_mounts.h"
 
 namespace isr::conformance {
 
@@ -29,6 +30,11 @@ namespace isr::conformance {
 // replica.lag.time.max.ms), else the harness's 3000. Throws std::invalid_argument naming
 // the field unless it is an integer from 100 to 5000 (delivery.timeout.ms is 6000).
 int producer_request_timeout_ms(const nlohmann::json& scenario);
+
+// Whether `scenario` has a power loss (`crash kind=power`): its cluster's data
+// directories are then isrcheck-powerfs mounts (power_mounts.h), and only such a
+// cluster is reused for it.
+bool needs_powerfs(const nlohmann::json& scenario);
 
 struct KafkaOptions {
   std::vector<std::string> driver_command;  // argv of the driver JVM
@@ -61,6 +67,9 @@ class KafkaSession {
   void note_cut(int node, const std::string& side, bool cut);
   void note_alive(int node, bool alive);
   void note_voter_disk_lost() { reusable_ = false; }
+  // The power fault's second half, after the node's kill -9: its mount loses its page
+  // cache. Returns what was lost (PowerMounts::power). Throws DriverError.
+  std::string power_loss(int node);
 
   const KafkaOptions& options() const { return options_; }
   const std::string& work_dir() const { return work_dir_; }  // of the current cluster
@@ -93,6 +102,7 @@ class KafkaSession {
   double last_setup_seconds_ = 0;
   std::set<int> paused_, dead_;
   std::set<std::pair<int, std::string>> cuts_;
+  PowerMounts mounts_;  // of the current cluster, when it was started for a power loss
 };
 
 }  // namespace isr::conformance

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -314,8 +315,16 @@ TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
 }
 
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
-  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("power loss"),
+  // Power loss needs isrcheck-powerfs (conformance/power_mounts.h): refused without it,
+  // executable with it.
+  const char* before = std::getenv("ISRCHECK_POWERFS");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("ISRCHECK_POWERFS", "/nonexistent/isrcheck-powerfs", 1);
+  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("isrcheck-powerfs"),
             std::string::npos);
+  ::setenv("ISRCHECK_POWERFS", "/bin/true", 1);  // an executable stands in for it
+  EXPECT_EQ(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0"), "");
+  if (before != nullptr) ::setenv("ISRCHECK_POWERFS", saved.c_str(), 1); else ::unsetenv("ISRCHECK_POWERFS");
   EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-kip-101-divergent-epochs"), "4.4.0").find("kip-101"),
             std::string::npos);
   EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");
