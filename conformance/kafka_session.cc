@@ -123,19 +123,22 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
   work_dir_ = options_.work_root + "/cluster-" + std::to_string(++clusters_);
   fs::remove_all(work_dir_);
   driver_->watch_work_dir(work_dir_);
+  json data_dirs = json::object();
   if (key.value("powerfs", false)) {
-    // Before the driver formats the nodes: their data directories (node-<id>/data, which
-    // the driver creates when missing) are the mounts.
+    // Before the driver formats the nodes: their data directories are the mounts, beside
+    // the work directory (which the driver wants empty).
     std::string why;
     const std::string binary = powerfs_binary(&why);
     if (binary.empty()) throw DriverError("internal", "power loss: " + why);
     std::vector<int> ids;
     for (const json& n : cluster.at("nodes")) ids.push_back(n.at("id").get<int>());
     try {
-      mounts_.mount(binary, work_dir_, ids);
+      fs::remove_all(work_dir_ + ".disks");
+      mounts_.mount(binary, work_dir_ + ".disks", ids);
     } catch (const std::runtime_error& e) {
       throw DriverError("internal", std::string("power loss: ") + e.what());
     }
+    for (const auto& [node, dir] : mounts_.mountpoints()) data_dirs[std::to_string(node)] = dir;
   }
   json features = json::object();
   const json features_1 = cluster.value("features", json::object());
@@ -154,8 +157,20 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
                         {"voters", cluster.at("controller").at("voters")},
                         {"broker_config", broker_config},
                         {"features", features},
+                        {"data_dirs", data_dirs},
                         {"timeout_ms", 120000}},
                        std::chrono::seconds(150));
+  // A driver older than data_dirs ignores it: its nodes would write beside the mounts,
+  // and a power loss would drop nothing.
+  for (const json& n : cluster_info_.value("nodes", json::array())) {
+    const std::string id = std::to_string(n.value("id", -1));
+    if (data_dirs.contains(id) && n.value("log_dir", "") != data_dirs[id].get<std::string>()) {
+      throw DriverError("internal", "power loss: the driver put node " + id + "'s log.dirs at " +
+                                        n.value("log_dir", "?") + ", not on its isrcheck-powerfs mount " +
+                                        data_dirs[id].get<std::string>() +
+                                        " (a driver without data_dirs: rebuild it with scripts/install-kafka.sh)");
+    }
+  }
   cluster_key_ = key;
   reusable_ = true;
   paused_.clear();

@@ -85,9 +85,15 @@ bool PowerMounts::has(int node) const {
   return false;
 }
 
-void PowerMounts::mount(const std::string& binary, const std::string& work_dir, const std::vector<int>& nodes) {
+std::vector<std::pair<int, std::string>> PowerMounts::mountpoints() const {
+  std::vector<std::pair<int, std::string>> out;
+  for (const Mount& m : mounts_) out.emplace_back(m.node, m.mountpoint);
+  return out;
+}
+
+void PowerMounts::mount(const std::string& binary, const std::string& root, const std::vector<int>& nodes) {
   for (int node : nodes) {
-    const fs::path dir = fs::absolute(fs::path(work_dir) / ("node-" + std::to_string(node)));
+    const fs::path dir = fs::absolute(fs::path(root) / ("node-" + std::to_string(node)));
     const fs::path disk = dir / "disk", data = dir / "data";
     fs::create_directories(disk);
     fs::create_directories(data);

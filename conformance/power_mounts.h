@@ -1,7 +1,8 @@
 // The isrcheck-powerfs mounts under a cluster's nodes (conformance/powerfs/README.md), so
 // that `crash kind=power` is executable: each node's data directory (log.dirs, which
 // also holds the KRaft metadata log) is a mount of the page-cache-losing file system over
-// node-<id>/disk, made before the driver formats and starts the node; the power fault is
+// a backing directory beside the cluster's work directory, made before the driver
+// formats and starts the node; the power fault is
 // a kill -9 of the node's JVM, then the `power` command on its mount (every write since
 // the file's last fsync gone, uncommitted directory entries undone), then whatever the
 // scenario does next (a restart starts the node on what the disk kept).
@@ -10,6 +11,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace isr::conformance {
@@ -26,11 +28,15 @@ class PowerMounts {
   PowerMounts(const PowerMounts&) = delete;
   PowerMounts& operator=(const PowerMounts&) = delete;
 
-  // Mounts work_dir/node-<id>/data over work_dir/node-<id>/disk for each node (daemon
-  // output in node-<id>/powerfs.log). Throws std::runtime_error naming the node when a
-  // mount is not up within 10 s; the mounts made so far stay, for unmount_all.
-  void mount(const std::string& binary, const std::string& work_dir, const std::vector<int>& nodes);
+  // Mounts root/node-<id>/data over root/node-<id>/disk for each node (daemon output in
+  // root/node-<id>/powerfs.log); the driver is given each mount as the node's data
+  // directory (start_cluster's data_dirs: its work_dir must start empty). Throws
+  // std::runtime_error naming the node when a mount is not up within 10 s; the mounts
+  // made so far stay, for unmount_all.
+  void mount(const std::string& binary, const std::string& root, const std::vector<int>& nodes);
   bool empty() const { return mounts_.empty(); }
+  // {"<id>": mount point} of every mount, for start_cluster's data_dirs.
+  std::vector<std::pair<int, std::string>> mountpoints() const;
   bool has(int node) const;
   // Drops the page cache of `node`'s mount (its JVM must be dead: nothing may hold its
   // files open). Returns what was lost, from the control file's counters. Throws
