@@ -112,6 +112,9 @@ void PowerMounts::mount(const std::string& binary, const std::string& root, cons
         ::dup2(out, 1);
         ::dup2(out, 2);
       }
+      const int in = ::open("/dev/null", O_RDONLY);
+      if (in >= 0) ::dup2(in, 0);
+      ::close_range(3, ~0U, 0);  // no descriptor of isrcheck's (the driver's pipes) outlives it here
       const std::string disk_s = disk.string();
       const char* argv[] = {binary.c_str(), disk_s.c_str(), mountpoint.c_str(), "-f", nullptr};
       ::execv(binary.c_str(), const_cast<char* const*>(argv));
