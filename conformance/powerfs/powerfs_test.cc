@@ -2,7 +2,8 @@
 // test mounts the daemon over a fresh backing directory under $POWERFS_TEST_WORK (set by
 // powerfs_test.sh, which also unmounts whatever a crashed test leaves), does file
 // operations through the mount, cuts the power through the control file, and checks what
-// the application reads back and what the backing directory (the disk) holds.
+// the application reads back and what the backing directory (the disk) holds. The last
+// test drives the harness's PowerMounts (conformance/power_mounts.h) the same way.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "conformance/power_mounts.h"
 
 namespace {
 
@@ -424,3 +427,32 @@ TEST_F(PowerFsTest, RandomOperationsMatchTheReferenceModel) {
 }
 
 }  // namespace
+
+// The harness's side (conformance/power_mounts.h): one mount per node, a power loss of
+// one node leaves the others' unsynced data alone, and unmount_all leaves no mount.
+TEST(PowerMounts, OneMountPerNodeAndAPowerLossOfOneOnly) {
+  const char* work = std::getenv("POWERFS_TEST_WORK");
+  ASSERT_NE(work, nullptr);
+  const fs::path root = fs::path(work) / "power-mounts";
+  fs::remove_all(root);
+  ::setenv("ISRCHECK_POWERFS", POWERFS_BINARY, 1);
+  std::string why;
+  const std::string binary = isr::conformance::powerfs_binary(&why);
+  ASSERT_EQ(binary, POWERFS_BINARY) << why;
+  isr::conformance::PowerMounts mounts;
+  mounts.mount(binary, root.string(), {0, 1});
+  const auto points = mounts.mountpoints();
+  ASSERT_EQ(points.size(), 2u);
+  for (const auto& [node, dir] : points) {
+    EXPECT_TRUE(mounted(dir)) << dir;
+    std::ofstream(dir + "/segment.log") << "unsynced-" << node;
+  }
+  const std::string lost = mounts.power(0);
+  EXPECT_NE(lost.find("dirty_files 1"), std::string::npos) << lost;
+  EXPECT_FALSE(fs::exists(points[0].second + "/segment.log")) << "the create was never committed";
+  EXPECT_EQ(slurp(points[1].second + "/segment.log"), "unsynced-1");
+  EXPECT_THROW(mounts.power(7), std::runtime_error);
+  mounts.unmount_all();
+  for (const auto& [node, dir] : points) EXPECT_FALSE(mounted(dir)) << dir;
+  EXPECT_EQ(slurp((root / "node-1" / "disk" / "segment.log").string()), "unsynced-1") << "the unmount synced";
+}
