@@ -233,6 +233,17 @@ std::string KafkaSession::prepare(const json& scenario) {
   for (const auto& [k, v] : config_4.items()) {
     config[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
+  // The broker settings the reuse key leaves out (topic_level) must reach the topic even
+  // when the scenario's topic does not name them: a reused cluster may have been started
+  // with another value (log.flush.interval.messages=1 for a flush every-append scenario,
+  // which a flush none topic would inherit). flush.messages: the scenario's broker value,
+  // else Kafka's default (Long.MAX_VALUE: never by count).
+  if (!config.contains("flush.messages")) {
+    const json broker_flush = cluster.value("broker_config", json::object()).value("log.flush.interval.messages", json());
+    config["flush.messages"] = broker_flush.is_string() ? broker_flush.get<std::string>()
+                               : broker_flush.is_null() ? std::string("9223372036854775807")
+                                                        : broker_flush.dump();
+  }
   const std::string name = topic_name(++topics_, scenario.value("name", "scenario"));
   call({{"op", "create_topic"}, {"name", name}, {"replicas", topic.at("replicas")}, {"config", config},
         {"timeout_ms", 30000}},
