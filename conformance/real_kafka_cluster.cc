@@ -249,6 +249,11 @@ void RealKafkaCluster::run(const SteerAction& a) {
       session_.note_cut(a.node, "brokers", true);
       break;
     case SteerAction::Kind::Heal:
+      if (scenario_cut_.count(a.node)) {
+        notes_.push_back("steering's hold of N" + std::to_string(a.node) +
+                         " ends while the scenario keeps it cut from replication: not healed");
+        return;
+      }
       session_.call({{"op", "heal"}, {"node", a.node}, {"side", "brokers"}}, budget);
       session_.note_cut(a.node, "brokers", false);
       break;
@@ -494,6 +499,7 @@ void RealKafkaCluster::cut(int node, cut::NetworkSide side) {
   const int step = begin("cut");
   session_.call({{"op", "cut"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
   session_.note_cut(node, side_text(side), true);
+  if (side == cut::NetworkSide::Brokers) scenario_cut_.insert(node);
   end(step);
 }
 
@@ -501,6 +507,7 @@ void RealKafkaCluster::heal(int node, cut::NetworkSide side) {
   const int step = begin("heal");
   session_.call({{"op", "heal"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
   session_.note_cut(node, side_text(side), false);
+  if (side == cut::NetworkSide::Brokers) scenario_cut_.erase(node);
   end(step);
 }
 

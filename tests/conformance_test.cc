@@ -314,6 +314,16 @@ TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
   for (const SteerAction& a : plan.at_end) EXPECT_EQ(a.kind, SteerAction::Kind::Heal);
 }
 
+TEST(Steering, AFollowerTheScenarioCutsFromReplicationIsNotHeld) {
+  // k-power-loss-flush-none cuts N2's brokers side itself (step 1) before the produce:
+  // N2 fetches nothing, so steering holds nobody, and never heals the scenario's cut
+  // (a hold released after the leader's crash did, and N2 then fetched from a restarted leader).
+  const SteeringPlan plan = plan_steering(suite_scenario("k-power-loss-flush-none"));
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_TRUE(plan.at_end.empty());
+  EXPECT_TRUE(plan.notes.empty());
+}
+
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
   // Power loss needs isrcheck-powerfs (conformance/power_mounts.h): refused without it,
   // executable with it.
