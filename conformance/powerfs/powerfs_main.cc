@@ -336,6 +336,7 @@ int main(int argc, char** argv) {
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(raw.size()), raw.data());
   const fuse_operations ops = operations();
   fuse* f = fuse_new(&args, &ops, sizeof ops, nullptr);
+  fuse_opt_free_args(&args);  // fuse_new copied what it needs
   if (f == nullptr) return 1;
   if (fuse_mount(f, mountpoint.c_str()) != 0) {
     fuse_destroy(f);
