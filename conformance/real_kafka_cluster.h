@@ -126,6 +126,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // Who holds a node paused: the scenario's own pause op, and steering's holds. A node
   // continues only when neither does (steering never undoes the scenario's pause).
   std::set<int> scenario_paused_, steer_paused_;
+  // Nodes the scenario's own cut keeps cut from replication: steering never heals them.
+  std::set<int> scenario_cut_;
 };
 
 // The process-wide session the generated GoogleTests share (make_cluster_under_test):
