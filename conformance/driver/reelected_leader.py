@@ -70,7 +70,7 @@ def log_records(r, n):
     return [k for _, k in (r.get("replicas", {}).get(str(n)) or {}).get("log") or []]
 
 
-DUMP = "org.apache.kafka.tools.DumpLogSegments"  # Kafka 4.x (kafka.tools.DumpLogSegments up to 3.x)
+DUMP = "org.apache.kafka.tools.DumpLogSegments"  # Kafka 4.x (kafka.tools.DumpLogSegments up to 3.x: main() sets it)
 
 
 def dump_logs(work, classpath, nodes=(0, 1, 2)):
@@ -132,6 +132,9 @@ def main():
     ap.add_argument("--no-loss", action="store_true", help="stop after the ack (strong-isr only)")
     ap.add_argument("--version", default="4.4.0")
     args = ap.parse_args()
+    global DUMP
+    if args.version.startswith("3."):
+        DUMP = "kafka.tools.DumpLogSegments"
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     cp_file = os.path.join(REPO, "build", "conformance", args.version, "classpath.txt")
