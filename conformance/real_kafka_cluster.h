@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -55,6 +56,7 @@ std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::Pa
 
 class RealKafkaCluster : public cut::ClusterUnderTest {
  public:
+  using Clock = std::chrono::steady_clock;
   // Prepares `session`'s cluster for `scenario` (a fresh topic). Throws DriverError,
   // NotExecutable, std::invalid_argument.
   RealKafkaCluster(KafkaSession& session, nlohmann::json scenario);
@@ -105,6 +107,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // the leader's answer must not reach the client, so the harness drops it.
   bool answer_lost_before_retry(int step, int record) const;
   void signal(int node, bool stop);  // SIGSTOP / SIGCONT unless the other party still holds it
+  // Blocks (bounded) until a release inside a wait may run (SteerAction::When).
+  void await_release_point(const SteerAction& a);
+  int session_timeout_ms() const;
 
   KafkaSession& session_;
   nlohmann::json scenario_;
@@ -126,6 +131,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // Who holds a node paused: the scenario's own pause op, and steering's holds. A node
   // continues only when neither does (steering never undoes the scenario's pause).
   std::set<int> scenario_paused_, steer_paused_;
+  std::set<int> metadata_held_;  // brokers whose metadata replay steering holds
+  std::map<int, Clock::time_point> crashed_at_;  // when each node was last stopped
 };
 
 // The process-wide session the generated GoogleTests share (make_cluster_under_test):
