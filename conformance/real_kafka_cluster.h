@@ -9,8 +9,9 @@
 // Observables are compared on what Kafka exposes (kafka_mismatches below, documented in
 // docs/conformance.md): exactly, field by field, except a broker's metadata view that
 // the trace shows stale (the trace stopped between the controller's decision and that
-// broker's replay of it; Kafka replays within milliseconds and the harness does not hold
-// metadata back), which is not compared.
+// broker's replay of it; Kafka replays within milliseconds unless steering holds the
+// broker's metadata, and then its view may be older than the trace's), which is not
+// compared.
 #pragma once
 
 #include <chrono>
