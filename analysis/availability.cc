@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bound_limited.h"
 #include "analysis/restricted_model.h"
 #include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
@@ -173,18 +174,10 @@ AvailabilityReport analyze_availability(const spec::Config& config, const Availa
   }
   // States from which an election or partition change beyond the epoch bounds is
   // reachable: there the model stops enumerating changes Kafka would make.
-  std::vector<char> bound_limited(n, 0);
-  for (size_t v = 0; v < n; ++v) {
-    const spec::ControllerState& ctl = graph.states[v].controller;
-    bound_limited[v] = ctl.leader_epoch >= c.bounds.max_leader_epoch ||
-                       ctl.partition_epoch >= c.bounds.max_partition_epoch;
-  }
-  checker::mark_backwards(predecessors, bound_limited);
+  const std::vector<char> bound_limited = bound_limited_states(c, graph.states, predecessors);
   // In an incomplete graph, the states that can reach an unexpanded one have successors
   // the search never saw: their class is unknown.
-  std::vector<char> unknown(n, 0);
-  for (size_t v = graph.expanded; v < n; ++v) unknown[v] = 1;
-  checker::mark_backwards(predecessors, unknown);
+  const std::vector<char> unknown = graph.reaching_unexpanded(predecessors);
 
   std::vector<Klass> klass(n, Klass::Outside);
   for (size_t v = 0; v < n; ++v) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bound_limited.h"
 #include "checker/graph/state_graph.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "spec/partition/partition_model.h"
@@ -82,17 +83,9 @@ ConvergenceReport analyze_convergence(const spec::Config& config, const Converge
   checker::mark_backwards(fault_free, can_converge);
 
   // Where the model stops enumerating partition changes Kafka would make.
-  std::vector<char> bound_limited(n, 0);
-  for (size_t v = 0; v < n; ++v) {
-    const spec::ControllerState& ctl = graph.states[v].controller;
-    bound_limited[v] = ctl.leader_epoch >= config.bounds.max_leader_epoch ||
-                       ctl.partition_epoch >= config.bounds.max_partition_epoch;
-  }
-  checker::mark_backwards(fault_free, bound_limited);
+  const std::vector<char> bound_limited = bound_limited_states(config, graph.states, fault_free);
   // In an incomplete graph the unexpanded vertices have successors nobody saw.
-  std::vector<char> unknown(n, 0);
-  for (size_t v = graph.expanded; v < n; ++v) unknown[v] = 1;
-  checker::mark_backwards(fault_free, unknown);
+  const std::vector<char> unknown = graph.reaching_unexpanded(fault_free);
 
   // Vertices are in BFS order, so the first stuck one is nearest to an initial state.
   size_t witness = std::numeric_limits<size_t>::max();

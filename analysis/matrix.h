@@ -14,8 +14,12 @@
 // can be lost?" (the "copies lost" column): searches with k = 1, 2, ... power or disk
 // losses after the acknowledgement, up to the first that loses the write.
 //
-// Output (text, markdown, JSON, HTML) lives in matrix_report.cc; the command line in
-// cli/cmd_matrix.cc; docs/matrix.md explains the sweep and its bounds.
+// This header is the matrix's public interface. Its implementation, a file per job: the
+// sweep and the cells' configurations (matrix.cc), checking a cell (matrix_cell.{h,cc}),
+// the copies-lost column (matrix_copies_lost.{h,cc}), the on-disk cache
+// (matrix_cache.{h,cc}), the parallel runner (matrix_runner.cc) and the output (text,
+// markdown, JSON, HTML: matrix_report.cc). The command line is in cli/cmd_matrix.cc;
+// docs/matrix.md explains the sweep and its bounds.
 #pragma once
 
 #include <atomic>

@@ -21,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 const char* const kForms =
-    "produce, lose, retry, timeout, drop, consume, kill N|leader, clean N|leader, disk N|leader, restart N, "
+    "produce, lose, retry, timeout, drop, consume, kill N|leader, clean N|leader, disk N|leader, power N|leader, restart N, "
     "cut N quorum|brokers|clients, heal N quorum|brokers|clients, pause N|leader, resume N|leader, elect N";
 
 struct Node {
@@ -107,8 +107,8 @@ std::vector<ScriptOp> parse_script(const std::string& text) {
     if (op.kind == "produce" || op.kind == "lose" || op.kind == "retry" || op.kind == "timeout" || op.kind == "drop" ||
         op.kind == "consume") {
       if (w.size() != 1) throw bad();
-    } else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk" || op.kind == "pause" ||
-               op.kind == "resume") {
+    } else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk" || op.kind == "power" ||
+               op.kind == "pause" || op.kind == "resume") {
       if (w.size() != 2) throw bad();
       op.node = node_at(1, true);
     } else if (op.kind == "restart" || op.kind == "elect") {
@@ -243,7 +243,7 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
         }
         else if (op.kind == "timeout" || op.kind == "drop") match = kind == "ProduceTimeout";
         else if (op.kind == "consume") match = kind == "Consume" && a.value("broker", -2) == leader;
-        else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk") {
+        else if (op.kind == "kill" || op.kind == "clean" || op.kind == "disk" || op.kind == "power") {
           match = kind == "Crash" && a.value("node", -2) == target && a.value("mode", "") == op.kind;
         } else if (op.kind == "restart") match = kind == "Restart" && a.value("node", -2) == target;
         else if (op.kind == "pause") match = kind == "Pause" && a.value("node", -2) == target;

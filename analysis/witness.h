@@ -27,8 +27,8 @@ namespace isr::analysis {
 // One script operation. `node` is a node id, or -1 for "the current leader" (kill
 // leader) / "a follower" is not offered: name the node.
 struct ScriptOp {
-  std::string kind;   // produce, lose, retry, timeout, consume, kill, clean, disk, restart, cut, heal, pause, resume, elect
-  int node = -1;      // crash/restart/cut/heal/elect; -1 with kill/clean/disk: the leader
+  std::string kind;   // produce, lose, retry, timeout, consume, kill, clean, disk, power, restart, cut, heal, pause, resume, elect
+  int node = -1;      // crash/restart/cut/heal/elect; -1 with kill/clean/disk/power: the leader
   std::string side;   // cut/heal
 };
 

@@ -13,6 +13,12 @@ namespace isr::conformance {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+bool needs_powerfs(const json& scenario) {
+  for (const json& s : scenario.value("steps", json::array()))
+    if (s.is_object() && s.value("op", "") == "crash" && s.value("kind", "") == "power") return true;
+  return false;
+}
+
 namespace {
 
 // Broker settings the topic config also sets: they do not make clusters differ.
@@ -55,6 +61,15 @@ void KafkaSession::stop() {
   if (driver_) driver_->stop();
   driver_.reset();
   cluster_key_ = json();
+  mounts_.unmount_all();  // after the nodes: nothing holds their files any more
+}
+
+std::string KafkaSession::power_loss(int node) {
+  try {
+    return mounts_.power(node);
+  } catch (const std::runtime_error& e) {
+    throw DriverError("internal", std::string("power loss of node ") + std::to_string(node) + ": " + e.what());
+  }
 }
 
 void KafkaSession::ensure_driver() {
@@ -95,10 +110,28 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
     call({{"op", "stop_cluster"}}, std::chrono::seconds(60));
     cluster_key_ = json();
   }
+  mounts_.unmount_all();
   const json& cluster = section(scenario, "cluster");
   work_dir_ = options_.work_root + "/cluster-" + std::to_string(++clusters_);
   fs::remove_all(work_dir_);
   driver_->watch_work_dir(work_dir_);
+  json data_dirs = json::object();
+  if (key.value("powerfs", false)) {
+    // Before the driver formats the nodes: their data directories are the mounts, beside
+    // the work directory (which the driver wants empty).
+    std::string why;
+    const std::string binary = powerfs_binary(&why);
+    if (binary.empty()) throw DriverError("internal", "power loss: " + why);
+    std::vector<int> ids;
+    for (const json& n : cluster.at("nodes")) ids.push_back(n.at("id").get<int>());
+    try {
+      fs::remove_all(work_dir_ + ".disks");
+      mounts_.mount(binary, work_dir_ + ".disks", ids);
+    } catch (const std::runtime_error& e) {
+      throw DriverError("internal", std::string("power loss: ") + e.what());
+    }
+    for (const auto& [node, dir] : mounts_.mountpoints()) data_dirs[std::to_string(node)] = dir;
+  }
   json features = json::object();
   const json features_1 = cluster.value("features", json::object());
   for (const auto& [k, v] : features_1.items()) {
@@ -116,8 +149,20 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
                         {"voters", cluster.at("controller").at("voters")},
                         {"broker_config", broker_config},
                         {"features", features},
+                        {"data_dirs", data_dirs},
                         {"timeout_ms", 120000}},
                        std::chrono::seconds(150));
+  // A driver older than data_dirs ignores it: its nodes would write beside the mounts,
+  // and a power loss would drop nothing.
+  for (const json& n : cluster_info_.value("nodes", json::array())) {
+    const std::string id = std::to_string(n.value("id", -1));
+    if (data_dirs.contains(id) && n.value("log_dir", "") != data_dirs[id].get<std::string>()) {
+      throw DriverError("internal", "power loss: the driver put node " + id + "'s log.dirs at " +
+                                        n.value("log_dir", "?") + ", not on its isrcheck-powerfs mount " +
+                                        data_dirs[id].get<std::string>() +
+                                        " (a driver without data_dirs: rebuild it with scripts/install-kafka.sh)");
+    }
+  }
   cluster_key_ = key;
   reusable_ = true;
   paused_.clear();
@@ -165,7 +210,8 @@ std::string KafkaSession::prepare(const json& scenario) {
                     {"nodes", cluster["nodes"]},
                     {"voters", cluster["controller"]["voters"]},
                     {"broker_config", broker_key},
-                    {"features", cluster.value("features", json::object())}};
+                    {"features", cluster.value("features", json::object())},
+                    {"powerfs", needs_powerfs(scenario)}};
   ensure_driver();
   started_new_ = false;
   bool reused = false;
@@ -183,6 +229,17 @@ std::string KafkaSession::prepare(const json& scenario) {
   const json config_4 = topic.value("config", json::object());
   for (const auto& [k, v] : config_4.items()) {
     config[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  // The broker settings the reuse key leaves out (topic_level) must reach the topic even
+  // when the scenario's topic does not name them: a reused cluster may have been started
+  // with another value (log.flush.interval.messages=1 for a flush every-append scenario,
+  // which a flush none topic would inherit). flush.messages: the scenario's broker value,
+  // else Kafka's default (Long.MAX_VALUE: never by count).
+  if (!config.contains("flush.messages")) {
+    const json broker_flush = cluster.value("broker_config", json::object()).value("log.flush.interval.messages", json());
+    config["flush.messages"] = broker_flush.is_string() ? broker_flush.get<std::string>()
+                               : broker_flush.is_null() ? std::string("9223372036854775807")
+                                                        : broker_flush.dump();
   }
   const std::string name = topic_name(++topics_, scenario.value("name", "scenario"));
   call({{"op", "create_topic"}, {"name", name}, {"replicas", topic.at("replicas")}, {"config", config},

@@ -20,8 +20,14 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/driver.h"
+#include "conformance/power_mounts.h"
 
 namespace isr::conformance {
+
+// Whether `scenario` has a power loss (`crash kind=power`): its cluster's data
+// directories are then isrcheck-powerfs mounts (power_mounts.h), and only such a
+// cluster is reused for it.
+bool needs_powerfs(const nlohmann::json& scenario);
 
 struct KafkaOptions {
   std::vector<std::string> driver_command;  // argv of the driver JVM
@@ -55,6 +61,9 @@ class KafkaSession {
   void note_alive(int node, bool alive);
   void note_metadata_held(int node, bool held);
   void note_voter_disk_lost() { reusable_ = false; }
+  // The power fault's second half, after the node's kill -9: its mount loses its page
+  // cache. Returns what was lost (PowerMounts::power). Throws DriverError.
+  std::string power_loss(int node);
 
   const KafkaOptions& options() const { return options_; }
   const std::string& work_dir() const { return work_dir_; }  // of the current cluster
@@ -88,6 +97,7 @@ class KafkaSession {
   std::set<int> paused_, dead_;
   std::set<std::pair<int, std::string>> cuts_;
   std::set<int> metadata_held_;
+  PowerMounts mounts_;  // of the current cluster, when it was started for a power loss
 };
 
 }  // namespace isr::conformance

@@ -9,6 +9,7 @@
 
 #include "conformance/batch_mapping.h"
 #include "conformance/driver_command.h"
+#include "conformance/power_mounts.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
@@ -103,8 +104,16 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
     const int node = s.value("node", -1);
     const std::string where = "step " + std::to_string(s.value("step", 0)) + " (" + s.value("description", "crash") + ")";
     if (kind == "power") {
-      return where + ": power loss: unflushed data cannot be dropped on this machine (kill -9 keeps the OS page "
-                     "cache, and there is no fault-injecting file system such as LazyFS here)";
+      // kill -9 keeps the OS page cache: the power loss needs the nodes' data on
+      // isrcheck-powerfs mounts (power_mounts.h), whose page cache the harness drops.
+      std::string why;
+      if (powerfs_binary(&why).empty()) return where + ": power loss: unflushed data cannot be dropped: " + why;
+      for (const json& other : steps) {
+        if (other.value("op", "") == "crash" && other.value("kind", "") == "disk") {
+          return where + ": power loss and disk loss in one scenario: the driver's disk loss deletes the node's "
+                         "data directory, which is the isrcheck-powerfs mount point here";
+        }
+      }
     }
     if (kind == "disk" && std::find(voters.begin(), voters.end(), node) != voters.end() &&
         scenario["cluster"].value("controller", json::object()).value("placement", "") == "combined") {
@@ -243,6 +252,11 @@ void RealKafkaCluster::run(const SteerAction& a) {
       session_.note_cut(a.node, "brokers", true);
       break;
     case SteerAction::Kind::Heal:
+      if (scenario_cut_.count(a.node)) {
+        notes_.push_back("steering's hold of N" + std::to_string(a.node) +
+                         " ends while the scenario keeps it cut from replication: not healed");
+        return;
+      }
       session_.call({{"op", "heal"}, {"node", a.node}, {"side", "brokers"}}, budget);
       session_.note_cut(a.node, "brokers", false);
       break;
@@ -548,8 +562,15 @@ void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> l
       if (r.value("combined_voter", false)) session_.note_voter_disk_lost();
       break;
     }
-    case cut::CrashKind::PowerLoss:
-      throw NotExecutable("power loss: unflushed data cannot be dropped on this machine");
+    case cut::CrashKind::PowerLoss: {
+      // The JVM first (kill -9: its dirty mmap pages reach the file system as it exits),
+      // then the machine's page cache: every write since the file's last fsync is gone.
+      session_.call({{"op", "kill"}, {"node", node}}, milliseconds(20000));
+      const std::string lost = session_.power_loss(node);
+      notes_.push_back("step " + std::to_string(step) + ": power loss of N" + std::to_string(node) +
+                       ": kill -9, then its isrcheck-powerfs mount dropped what was not fsynced (" + lost + ")");
+      break;
+    }
   }
   session_.note_paused(node, false);
   scenario_paused_.erase(node);
@@ -570,6 +591,7 @@ void RealKafkaCluster::cut(int node, cut::NetworkSide side) {
   const int step = begin("cut");
   session_.call({{"op", "cut"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
   session_.note_cut(node, side_text(side), true);
+  if (side == cut::NetworkSide::Brokers) scenario_cut_.insert(node);
   end(step);
 }
 
@@ -577,6 +599,7 @@ void RealKafkaCluster::heal(int node, cut::NetworkSide side) {
   const int step = begin("heal");
   session_.call({{"op", "heal"}, {"node", node}, {"side", side_text(side)}}, milliseconds(15000));
   session_.note_cut(node, side_text(side), false);
+  if (side == cut::NetworkSide::Brokers) scenario_cut_.erase(node);
   end(step);
 }
 

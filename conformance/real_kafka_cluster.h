@@ -134,6 +134,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   std::set<int> scenario_paused_, steer_paused_;
   std::set<int> metadata_held_;  // brokers whose metadata replay steering holds
   std::map<int, Clock::time_point> crashed_at_;  // when each node was last stopped
+  // Nodes the scenario's own cut keeps cut from replication: steering never heals them.
+  std::set<int> scenario_cut_;
 };
 
 // The process-wide session the generated GoogleTests share (make_cluster_under_test):

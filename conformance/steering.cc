@@ -17,6 +17,7 @@ namespace {
 struct Replica {
   bool alive = true;
   bool paused = false;  // by the scenario's own pause op
+  bool cut = false;     // its brokers side, by the scenario's own cut op
   std::vector<int> records;
 };
 using Known = std::map<int, Replica>;
@@ -32,6 +33,7 @@ Known from_observation(const json& until, const Known& before) {
     Replica rep;
     rep.alive = r.value("alive", true);
     rep.paused = before.count(std::stoi(id)) ? before.at(std::stoi(id)).paused : false;
+    rep.cut = before.count(std::stoi(id)) ? before.at(std::stoi(id)).cut : false;
     if (r.contains("log") && r["log"].is_array()) {
       for (const json& e : r["log"])
         if (e.is_array() && e.size() == 2 && e[1].is_number_integer()) rep.records.push_back(e[1].get<int>());
@@ -203,6 +205,8 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       now[int_field(s, "node", where)].alive = true;
     } else if (op == "pause" || op == "resume") {
       now[int_field(s, "node", where)].paused = op == "pause";
+    } else if ((op == "cut" || op == "heal") && s.value("side", "") == "brokers") {
+      now[int_field(s, "node", where)].cut = op == "cut";
     }
     after[i] = now;
   }
@@ -229,8 +233,9 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     const int leader = s["broker"].get<int>();
     const int record = s["record"].get<int>();
     for (int f : replicas) {
-      // A follower the scenario itself keeps paused fetches nothing: no hold needed.
-      if (f == leader || !after[p].at(f).alive || after[p].at(f).paused) continue;
+      // A follower the scenario itself keeps paused, or cut from replication, fetches
+      // nothing: no hold needed (and steering's release would undo the scenario's cut).
+      if (f == leader || !after[p].at(f).alive || after[p].at(f).paused || after[p].at(f).cut) continue;
       // A retry of a record the follower already holds: nothing new to hold it from.
       const Known& before_p = p > 0 ? after[p - 1] : start;
       if (s.value("retry", false) && before_p.count(f) && holds(before_p.at(f), record)) continue;
@@ -286,6 +291,14 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           hold = Hold{f, record, p, q, true, false,
                       "N" + std::to_string(f) + " stops (step " + std::to_string(q + 1) +
                           ") without having fetched record " + std::to_string(record)};
+          break;
+        }
+        if (op == "cut" && t.value("node", -1) == f && t.value("side", "") == "brokers") {
+          // The scenario cuts it from replication itself from here: the hold ends just after
+          // that cut (the harness does not heal a cut the scenario keeps).
+          hold = Hold{f, record, p, q, false, false,
+                      "N" + std::to_string(f) + " does not fetch record " + std::to_string(record) +
+                          " before the scenario cuts it from replication (step " + std::to_string(q + 1) + ")"};
           break;
         }
         if (op == "pause" && t.value("node", -1) == f) {

@@ -24,6 +24,8 @@
 //   ShrinkIsr in the trace does.
 // - A paused broker answers no client either: a hold in force at the producer's first
 //   send is a cut too, unless the producer fetched the topic's metadata beforehand.
+// - A follower the scenario itself pauses, or cuts from replication, is not held while it
+//   is (it fetches nothing), and a hold's release never undoes the scenario's pause or cut.
 // - After a hold starts, the harness sleeps longer than `replica.fetch.wait.max.ms` before
 //   the produce: a fetch parked at the leader when the record arrives would otherwise carry
 //   it to the follower (its response would sit in the follower's socket or in the cut

@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev libxxhash-dev
   # `check --distributed` under mpirun (docs/distributed.md) and its tests (label mpi)
   libopenmpi-dev openmpi-bin
+  # isrcheck-powerfs (conformance/powerfs: power loss on real Kafka) and its tests (label fuse)
+  libfuse3-dev fuse3 pkg-config
 )
 for option in "$@"; do
   case "$option" in

@@ -526,16 +526,16 @@ TEST(Bfs, SortKeysAgreesWithStdSort) {
   std::mt19937_64 rng(13);
   std::vector<uint64_t> tmp;
   for (const uint64_t parent_spread : {uint64_t{1}, uint64_t{1000}, uint64_t{1} << 18, uint64_t{1} << 33}) {
-    for (const uint64_t action_limit : {uint64_t{1}, uint64_t{7}, uint64_t{300}, bfs_detail::kActionMask + 1}) {
+    for (const uint64_t action_limit : {uint64_t{1}, uint64_t{7}, uint64_t{300}, bfs_key::kActionMask + 1}) {
       for (const size_t n : {size_t{0}, size_t{5}, size_t{255}, size_t{256}, size_t{5000}}) {
         std::vector<uint64_t> keys;
         const uint64_t base = rng() % 100000;
         for (size_t i = 0; i < n; ++i) {
-          keys.push_back(bfs_detail::make_key(base + rng() % parent_spread, rng() % action_limit));
+          keys.push_back(bfs_key::make(base + rng() % parent_spread, rng() % action_limit));
         }
         std::vector<uint64_t> expected = keys;
         std::sort(expected.begin(), expected.end());
-        bfs_detail::sort_keys(keys, tmp);
+        bfs_key::sort(keys, tmp);
         ASSERT_EQ(keys, expected) << parent_spread << " " << action_limit << " " << n;
       }
     }

@@ -410,9 +410,27 @@ TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
   for (const SteerAction& a : plan.at_end) EXPECT_EQ(a.kind, SteerAction::Kind::Heal);
 }
 
+TEST(Steering, AFollowerTheScenarioCutsFromReplicationIsNotHeld) {
+  // k-power-loss-flush-none cuts N2's brokers side itself (step 1) before the produce:
+  // N2 fetches nothing, so steering holds nobody, and never heals the scenario's cut
+  // (a hold released after the leader's crash did, and N2 then fetched from a restarted leader).
+  const SteeringPlan plan = plan_steering(suite_scenario("k-power-loss-flush-none"));
+  EXPECT_TRUE(plan.steps.empty());
+  EXPECT_TRUE(plan.at_end.empty());
+  EXPECT_TRUE(plan.notes.empty());
+}
+
 TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
-  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("power loss"),
+  // Power loss needs isrcheck-powerfs (conformance/power_mounts.h): refused without it,
+  // executable with it.
+  const char* before = std::getenv("ISRCHECK_POWERFS");
+  const std::string saved = before != nullptr ? before : "";
+  ::setenv("ISRCHECK_POWERFS", "/nonexistent/isrcheck-powerfs", 1);
+  EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0").find("isrcheck-powerfs"),
             std::string::npos);
+  ::setenv("ISRCHECK_POWERFS", "/bin/true", 1);  // an executable stands in for it
+  EXPECT_EQ(not_executable_reason(suite_scenario("h-corpus-no-fsync-power-loss"), "4.4.0"), "");
+  if (before != nullptr) ::setenv("ISRCHECK_POWERFS", saved.c_str(), 1); else ::unsetenv("ISRCHECK_POWERFS");
   EXPECT_NE(not_executable_reason(suite_scenario("h-corpus-kip-101-divergent-epochs"), "4.4.0").find("kip-101"),
             std::string::npos);
   EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");

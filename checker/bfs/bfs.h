@@ -11,7 +11,7 @@
 //      smallest key (the one a sequential BFS would meet first) and, unless it was
 //      visited, insert it;
 //   3. order   (coordinator): merge the survivors by key: the next frontier's order;
-//      steps 1-3 run on waves of at most kWaveParents frontier states, in order, to
+//      steps 1-3 run on waves of at most kBfsWaveParents frontier states, in order, to
 //      bound the memory of candidates;
 //   4. materialize (parallel, chunks): recompute each new state from its parent and
 //      action index (cheaper than storing every candidate's state or action), check
@@ -52,62 +52,39 @@
 
 namespace isr::checker {
 
-namespace bfs_detail {
+// ---- The public part of the search's order ------------------------------------------
+// What an engine that must order every level exactly as bfs() does needs
+// (checker/bfs/distributed_bfs.h), and what tests check directly. Everything in bfs_detail
+// below is private to this file.
 
-// A successor is identified by its parent's position in the frontier and the action's
-// position in for_each_action order, packed so that comparing keys compares pairs.
+// Successor keys. A successor is identified by its parent's position in the frontier and
+// the action's position in for_each_action order, packed so that comparing keys compares
+// pairs: a level is ordered by key, and each new state keeps the smallest key reaching it.
+namespace bfs_key {
+
 inline constexpr int kActionBits = 24;
+// The largest action index a key holds (more enabled actions in one state is an error).
 inline constexpr uint64_t kActionMask = (uint64_t{1} << kActionBits) - 1;
-inline uint64_t make_key(uint64_t parent, uint64_t action) { return (parent << kActionBits) | action; }
-inline uint64_t key_parent(uint64_t key) { return key >> kActionBits; }
-inline uint32_t key_action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
-inline constexpr uint64_t kNoParent = std::numeric_limits<uint64_t>::max();
-
-// A successor not seen in earlier levels. Its action is found again from the key when
-// the state is materialized, which keeps candidates at 16 bytes (24 with 128-bit
-// fingerprints) for any model.
-template <class Fp>
-struct Candidate {
-  Fp fp;
-  uint64_t key;
-};
-
-// A small direct-mapped cache of this level's candidate fingerprints: a state reached
-// twice by the same thread is filed once (a thread meets keys in increasing order, so
-// the first one it files is its smallest).
-// 4096 slots of 64-bit fingerprints, 2048 of 128-bit: 32 KiB either way, the L1 data
-// cache (at 64 KiB the 128-bit cache missed L1 often enough to cost ~3-4% on the toy).
-inline constexpr size_t kRecentSlots = 4096;
-
-// Frontier states expanded per wave (see search()): bounds the candidate buffers to
-// about 16 bytes x successors of this many states.
-inline constexpr size_t kWaveParents = size_t{1} << 18;
-
-// Visited-set lookups are cache misses on large sets. Successors wait in a small ring
-// after their slot is prefetched, so that several misses overlap.
-inline constexpr size_t kLookahead = 16;
-
-// VisitedLookup::Adaptive looks successors up while deduplicating (once per distinct
-// candidate, in order) when at most this share of the previous level's filed
-// successors was already visited, and while expanding otherwise (see choose_lookup).
-inline constexpr double kDedupeLookupMaxHits = 0.3;
+inline uint64_t make(uint64_t parent, uint64_t action) { return (parent << kActionBits) | action; }
+inline uint64_t parent(uint64_t key) { return key >> kActionBits; }
+inline uint32_t action(uint64_t key) { return static_cast<uint32_t>(key & kActionMask); }
 
 // Sorts keys increasingly in linear time: keys map order-preservingly to
 // ((parent - first parent) << action bits) | action, which a wave keeps to ~20-30 bits,
 // and an LSD radix sort on 11-bit digits takes two or three passes (std::sort of the
 // survivors was a tenth of the toy model's profile). `tmp` is scratch.
-inline void sort_keys(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
+inline void sort(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
   const size_t n = keys.size();
   if (n < 256) {
     std::sort(keys.begin(), keys.end());
     return;
   }
-  uint64_t first = kNoParent;
+  uint64_t first = std::numeric_limits<uint64_t>::max();
   uint64_t last = 0;
   uint64_t actions = 0;
   for (const uint64_t k : keys) {
-    first = std::min(first, key_parent(k));
-    last = std::max(last, key_parent(k));
+    first = std::min(first, parent(k));
+    last = std::max(last, parent(k));
     actions |= k & kActionMask;
   }
   const int action_bits = actions == 0 ? 0 : 64 - __builtin_clzll(actions);
@@ -117,7 +94,7 @@ inline void sort_keys(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
     std::sort(keys.begin(), keys.end());
     return;
   }
-  for (uint64_t& k : keys) k = ((key_parent(k) - first) << action_bits) | (k & kActionMask);
+  for (uint64_t& k : keys) k = ((parent(k) - first) << action_bits) | (k & kActionMask);
   constexpr int kDigit = 11;
   constexpr size_t kBuckets = size_t{1} << kDigit;
   tmp.resize(n);
@@ -135,8 +112,42 @@ inline void sort_keys(std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
     keys.swap(tmp);
   }
   const uint64_t action_mask = (uint64_t{1} << action_bits) - 1;
-  for (uint64_t& k : keys) k = make_key((k >> action_bits) + first, k & action_mask);
+  for (uint64_t& k : keys) k = make((k >> action_bits) + first, k & action_mask);
 }
+
+}  // namespace bfs_key
+
+// A small direct-mapped cache of this level's candidate fingerprints: a state reached
+// twice by the same thread is filed once (a thread meets keys in increasing order, so
+// the first one it files is its smallest).
+// 4096 slots of 64-bit fingerprints, 2048 of 128-bit: 32 KiB either way, the L1 data
+// cache (at 64 KiB the 128-bit cache missed L1 often enough to cost ~3-4% on the toy).
+inline constexpr size_t kBfsRecentSlots = 4096;
+
+// Frontier states expanded per wave (see Engine::search(); the distributed engine's waves
+// are this many per rank): bounds the candidate buffers to about 16 bytes x successors of
+// this many states.
+inline constexpr size_t kBfsWaveParents = size_t{1} << 18;
+
+namespace bfs_detail {
+
+// A successor not seen in earlier levels. Its action is found again from the key when
+// the state is materialized, which keeps candidates at 16 bytes (24 with 128-bit
+// fingerprints) for any model.
+template <class Fp>
+struct Candidate {
+  Fp fp;
+  uint64_t key;
+};
+
+// Visited-set lookups are cache misses on large sets. Successors wait in a small ring
+// after their slot is prefetched, so that several misses overlap.
+inline constexpr size_t kLookahead = 16;
+
+// VisitedLookup::Adaptive looks successors up while deduplicating (once per distinct
+// candidate, in order) when at most this share of the previous level's filed
+// successors was already visited, and while expanding otherwise (see choose_lookup).
+inline constexpr double kDedupeLookupMaxHits = 0.3;
 
 template <class Action, class Fp>
 struct alignas(64) Worker {
@@ -206,7 +217,7 @@ class Engine {
     for (int t = 0; t < options_.threads; ++t) {
       auto w = std::make_unique<W>();
       w->buckets.resize(Set::kShards);
-      w->recent.assign(kRecentSlots / (sizeof(Fp) / 8), Fp{});
+      w->recent.assign(kBfsRecentSlots / (sizeof(Fp) / 8), Fp{});
       workers_.push_back(std::move(w));
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
@@ -266,7 +277,7 @@ class Engine {
       new_.clear();
       for (auto& w : workers_) w->offered = w->visited_hits = 0;
       const size_t frontier_size = frontier_->size();
-      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kWaveParents;
+      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kBfsWaveParents;
       for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
         expand(wave, std::min(frontier_size, wave + wave_size));
         lap(phases_.expand);
@@ -401,7 +412,9 @@ class Engine {
     uint64_t index = 0;
     model_.for_each_action(s, [&](const Action& a) {
       const uint64_t action_index = index++;
-      if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+      if (action_index > bfs_key::kActionMask) {
+        throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+      }
       // The successor itself is dropped (materialize recomputes the new ones), so it can
       // be canonicalized in place.
       State successor = model_.next_state(s, a);
@@ -424,11 +437,11 @@ class Engine {
   // Files one successor through the recent-cache and the prefetch ring (or, when the
   // lookup waits for the dedupe phase, straight into its bucket).
   void offer(W& w, size_t parent, uint64_t action_index, Fp fp) {
-    Fp& recent = w.recent[low_word(fp) & (kRecentSlots / (sizeof(Fp) / 8) - 1)];
+    Fp& recent = w.recent[low_word(fp) & (kBfsRecentSlots / (sizeof(Fp) / 8) - 1)];
     if (recent == fp) return;
     recent = fp;
     ++w.offered;
-    const Candidate<Fp> c{fp, make_key(parent, action_index)};
+    const Candidate<Fp> c{fp, bfs_key::make(parent, action_index)};
     if (!lookup_in_expand_) {
       w.buckets[Set::shard_of(fp)].push_back(c);
       return;
@@ -454,7 +467,7 @@ class Engine {
     w.actions.clear();
     model_.for_each_action(s, [&](const Action& a) { w.actions.push_back(a); });
     const size_t n = w.actions.size();
-    if (n > kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+    if (n > bfs_key::kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
     const AmpleChoice choice = select_ample(model_, s, w.actions.data(), n, w.por, w.ample, w.relevant);
     const std::vector<uint32_t>* expand = &w.ample;
     if (choice.stubborn) {
@@ -515,7 +528,7 @@ class Engine {
           if (options_.comparison_sort) {
             std::sort(w.survivors.begin(), w.survivors.end());
           } else {
-            sort_keys(w.survivors, w.key_scratch);
+            bfs_key::sort(w.survivors, w.key_scratch);
           }
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
         },
@@ -653,7 +666,7 @@ class Engine {
 
   void record_parents() {
     parents_.begin_level();
-    for (const uint64_t key : new_) parents_.append(key_parent(key), key_action(key));
+    for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
   }
 
   // Work unit: one chunk of the state store, so that each chunk has a single writer.
@@ -679,14 +692,14 @@ class Engine {
             const size_t begin = chunk * Store::kChunk;
             const size_t end = std::min(n, begin + Store::kChunk);
             for (size_t i = begin; i < end; ++i) {
-              const uint64_t p = key_parent(new_[i]);
+              const uint64_t p = bfs_key::parent(new_[i]);
               if (p != parent_index) {
                 parent = &reader.get(p);
                 parent_index = p;
                 w.actions.clear();
                 model_.for_each_action(*parent, [&](const Action& a) { w.actions.push_back(a); });
               }
-              state = model_.next_state(*parent, w.actions.at(key_action(new_[i])));
+              state = model_.next_state(*parent, w.actions.at(bfs_key::action(new_[i])));
               next_->append(chunk, state);
               w.bounds_mask |= bounds_hit(model_, state);
               // This worker's chunks come in increasing order: once it has a violation,

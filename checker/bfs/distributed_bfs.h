@@ -89,11 +89,6 @@ struct DistributedBfsResult {
 
 namespace distributed_detail {
 
-using bfs_detail::key_action;
-using bfs_detail::key_parent;
-using bfs_detail::kActionMask;
-using bfs_detail::make_key;
-
 template <class T>
 void put(std::vector<uint8_t>& out, const T& v) {
   const size_t n = out.size();
@@ -142,7 +137,6 @@ class Engine {
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-  static constexpr size_t kRecentSlots = bfs_detail::kRecentSlots;
 
   struct Candidate {
     Fingerprint fp;
@@ -267,7 +261,7 @@ class Engine {
     remaining_ = options_.max_states != 0 ? options_.max_states - distinct_ : kNone;
     level_new_ = 0;
     level_violation_ = kNone;
-    const uint64_t wave_size = options_.wave_states != 0 ? options_.wave_states : bfs_detail::kWaveParents * ranks_;
+    const uint64_t wave_size = options_.wave_states != 0 ? options_.wave_states : kBfsWaveParents * ranks_;
     size_t cursor = 0;  // first local frontier state of the wave
     for (uint64_t w0 = 0; w0 < level_size; w0 += wave_size) {
       const uint64_t w1 = std::min(level_size, w0 + wave_size);
@@ -317,7 +311,7 @@ class Engine {
   // Step 1: successors of local frontier states [first, last) to their owners.
   void expand(size_t first, size_t last) {
     clear_send();
-    recent_.assign(kRecentSlots, 0);
+    recent_.assign(kBfsRecentSlots, 0);
     State s;
     for (size_t i = first; i < last; ++i) {
       codec_->decode(frontier_.at(i), s);
@@ -331,7 +325,9 @@ class Engine {
       uint64_t index = 0;
       model_.for_each_action(s, [&](const Action& a) {
         const uint64_t action_index = index++;
-        if (action_index > kActionMask) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+        if (action_index > bfs_key::kActionMask) {
+          throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+        }
         offer(parent, action_index, fingerprint_of(model_.next_state(s, a)));
       });
       generated_ += index;
@@ -342,12 +338,12 @@ class Engine {
   // Files one successor for its owner, unless this rank filed it already in this wave
   // (then with a smaller key).
   void offer(uint64_t parent, uint64_t action_index, Fingerprint fp) {
-    Fingerprint& recent = recent_[fp & (kRecentSlots - 1)];
+    Fingerprint& recent = recent_[fp & (kBfsRecentSlots - 1)];
     if (recent == fp) return;
     recent = fp;
     auto& out = send_[owner_of(fp)];
     put(out, fp);
-    put(out, make_key(parent, action_index));
+    put(out, bfs_key::make(parent, action_index));
   }
 
   // POR (checker/por.h), as bfs.h's expand_reduced: the enabled actions the model
@@ -360,7 +356,7 @@ class Engine {
     por_actions_.clear();
     model_.for_each_action(s, [&](const Action& a) { por_actions_.push_back(a); });
     const size_t n = por_actions_.size();
-    if (n > kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
+    if (n > bfs_key::kActionMask + 1) throw std::length_error("bfs: more than 2^24 actions enabled in one state");
     const AmpleChoice choice = select_ample(model_, s, por_actions_.data(), n, por_scratch_, por_ample_, por_relevant_);
     if (choice.dropped_irrelevant) ++por_reduced_;
     for (const uint32_t i : por_relevant_) offer(parent, i, fingerprint_of(model_.next_state(s, por_actions_[i])));
@@ -431,9 +427,9 @@ class Engine {
       return static_cast<size_t>((static_cast<Uint128>(parent - w0) * ranks_) / width);
     };
     for (size_t i = 0; i < children_.size();) {
-      const uint64_t parent = key_parent(children_[i].key);
+      const uint64_t parent = bfs_key::parent(children_[i].key);
       size_t j = i + 1;
-      while (j < children_.size() && key_parent(children_[j].key) == parent) ++j;
+      while (j < children_.size() && bfs_key::parent(children_[j].key) == parent) ++j;
       put(send_[holder(parent)], parent);
       put(send_[holder(parent)], static_cast<uint64_t>(j - i));
       i = j;
@@ -473,9 +469,9 @@ class Engine {
     State child;
     size_t local = first;
     for (size_t i = 0; i < children_.size();) {
-      const uint64_t parent = key_parent(children_[i].key);
+      const uint64_t parent = bfs_key::parent(children_[i].key);
       size_t j = i + 1;
-      while (j < children_.size() && key_parent(children_[j].key) == parent) ++j;
+      while (j < children_.size() && bfs_key::parent(children_[j].key) == parent) ++j;
       const size_t h = holder(parent);
       const uint8_t* answer = received_.data() + offsets_[h] + read[h]++ * sizeof(uint64_t);
       const uint64_t base = get<uint64_t>(answer);
@@ -493,7 +489,7 @@ class Engine {
           model_.for_each_action(parent_state, [&](const Action& a) { actions_.push_back(a); });
           decoded = true;
         }
-        child = model_.next_state(parent_state, actions_.at(key_action(c.key)));
+        child = model_.next_state(parent_state, actions_.at(bfs_key::action(c.key)));
         level_mask_ |= bounds_hit(model_, child);
         if (level_violation_ == kNone || position < (level_violation_ >> 8)) {
           const size_t violated_property = first_violation(child);
@@ -532,7 +528,7 @@ class Engine {
       heads_[best] += n;
       next_.append(encoded, n);
       next_pos_.push_back(best_position);
-      parents_.append(key_parent(key), key_action(key));
+      parents_.append(bfs_key::parent(key), bfs_key::action(key));
       positions_.append(best_position);
     }
     note_memory();

@@ -226,6 +226,16 @@ struct StateGraph {
   size_t vertex_count() const { return states.size(); }
   size_t edge_count() const { return edges.size(); }
 
+  // Per vertex, whether a path along `p` (predecessors of some of the edges) leads from it
+  // to an unexpanded vertex: in an incomplete graph such a vertex has successors the
+  // exploration never saw, so what follows it is unknown.
+  std::vector<char> reaching_unexpanded(const Predecessors& p) const {
+    std::vector<char> unknown(vertex_count(), 0);
+    for (size_t v = expanded; v < unknown.size(); ++v) unknown[v] = 1;
+    mark_backwards(p, unknown);
+    return unknown;
+  }
+
   // The vertex of a state (of its orbit with symmetry), if explored.
   std::optional<uint32_t> find(const M& model, const State& s) const {
     State key = s;

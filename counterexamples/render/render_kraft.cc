@@ -180,15 +180,7 @@ void voter_change(const json& before, const json& after, const KraftVoterWords& 
   } else if (new_state.is_object()) {
     out.push_back(who + "epoch start offset " + compact(field(new_state, "epoch_start_offset")));
   }
-  json rest_before = before.is_object() ? before : json::object();
-  json rest_after = after.is_object() ? after : json::object();
-  for (const std::string& key : handled) {
-    rest_before.erase(key);
-    rest_after.erase(key);
-  }
-  for (const JsonChange& change : json_diff(rest_before, rest_after)) {
-    out.push_back(who + change.path + " " + compact(change.before) + " -> " + compact(change.after));
-  }
+  generic_changes(who, before, after, handled, out);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ std::string arrow(const json& before, const json& after) {
   return compact(before) + " -> " + compact(after);
 }
 
-// Generic phrases for the keys of two objects that no specific rule handled.
+}  // namespace
+
 void generic_changes(const std::string& prefix, const json& before, const json& after,
                      const std::set<std::string>& handled, std::vector<std::string>& out) {
   json rest_before = before.is_object() ? before : json::object();
@@ -38,6 +39,7 @@ void generic_changes(const std::string& prefix, const json& before, const json& 
   }
 }
 
+namespace {
 
 // "N1,N2" for the members of `a` that `b` lacks.
 std::string set_minus_text(const json& a, const json& b) {

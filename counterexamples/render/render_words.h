@@ -6,6 +6,7 @@
 // of later versions of this one, still render.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ std::string cut_text(const nlohmann::json& cut);
 std::string in_flight_text(const nlohmann::json& replica);
 // A producer outcome for people: "acked", "failed NOT_ENOUGH_REPLICAS", ...
 std::string outcome_words(const std::string& outcome);
+
+// Generic phrases for the fields of two objects that no specific rule handled (the keys
+// in `handled` are left out): `prefix` then "path a -> b", "path = v" (a field only
+// `after` has) or "path removed (was v)".
+void generic_changes(const std::string& prefix, const nlohmann::json& before, const nlohmann::json& after,
+                     const std::set<std::string>& handled, std::vector<std::string>& out);
 
 // What changed from one state to the next, one phrase per change, in protocol terms.
 std::vector<std::string> describe_changes(const nlohmann::json& before,

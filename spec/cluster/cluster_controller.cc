@@ -26,19 +26,6 @@ namespace {
 
 using K = ActionKind;
 
-bool is_decision(K kind) {
-  switch (kind) {
-    case K::FenceBroker:
-    case K::RegisterBroker:
-    case K::UnfenceBroker:
-    case K::UncleanElection:
-    case K::PreferredElection:
-    case K::AssignReplicasToDirs:
-    case K::AlterPartition: return true;
-    default: return false;
-  }
-}
-
 bool same_image(const ControllerState& a, const ControllerState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Whether `voter`'s log holds a record written in epoch `min_epoch` or later that still
@@ -164,7 +151,7 @@ void decision_actions(const ClusterModel& m, const ClusterState& s, ClusterActio
     const bool room = s.quorum.faults.appends < c.max_records && s.quorum.voters[v].leo < kraft::kMaxLog;
     for (int i = 0; i < n; ++i) {
       const Action& a = buffer[i];
-      if (!is_decision(a.kind)) continue;
+      if (!is_controller_decision(a.kind)) continue;
       if (a.kind == K::AlterPartition) {
         if (handled_elsewhere(m, s, v, a.node)) continue;
         const State after = m.partition_model().next_state(scratch, a);

@@ -41,18 +41,7 @@ using ClusterProperties = checker::PropertyTable<ClusterModel, &properties::clus
 // leader's controller, metadata updates from the committed log, and the quorum's
 // failover from the KRaft model.
 bool replaced_in_cluster(K kind) {
-  switch (kind) {
-    case K::FenceBroker:
-    case K::RegisterBroker:
-    case K::UnfenceBroker:
-    case K::UncleanElection:
-    case K::PreferredElection:
-    case K::AssignReplicasToDirs:
-    case K::AlterPartition:
-    case K::MetadataUpdate:
-    case K::ControllerFailover: return true;
-    default: return false;
-  }
+  return rules::is_controller_decision(kind) || kind == K::MetadataUpdate || kind == K::ControllerFailover;
 }
 
 // The KRaft model's own faults are the nodes' faults here; its generic Append is

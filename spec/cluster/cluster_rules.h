@@ -5,6 +5,23 @@
 
 namespace isr::spec::cluster::rules {
 
+// The partition model's actions that are controller decisions (a broker registration,
+// heartbeat-driven fencing and unfencing, elections, AlterPartition, directory
+// assignments: ReplicationControlManager writes). In the composed model the KRaft
+// leader's controller makes them (decision_actions), the broker layer does not.
+inline bool is_controller_decision(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::FenceBroker:
+    case ActionKind::RegisterBroker:
+    case ActionKind::UnfenceBroker:
+    case ActionKind::UncleanElection:
+    case ActionKind::PreferredElection:
+    case ActionKind::AssignReplicasToDirs:
+    case ActionKind::AlterPartition: return true;
+    default: return false;
+  }
+}
+
 // The partition state as KRaft leader `voter`'s controller sees it: its in-memory image
 // (committed records and its own uncommitted ones), itself as the active controller,
 // and the brokers whose registration it has handled (answered once it commits) as

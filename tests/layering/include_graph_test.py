@@ -147,9 +147,9 @@ class IncludeGraphTest(unittest.TestCase):
         self.assertNotIn("may not include", out)
 
     def test_file_in_no_room_fails(self):
-        self.tree.write("properties/catalog.h", '#pragma once\n')
+        self.tree.write("spec/partition/properties/catalog.h", '#pragma once\n')
         self.tree.git("add", "-A")
-        self.assertCheck(1, "properties/catalog.h: in no room")
+        self.assertCheck(1, "spec/partition/properties/catalog.h: in no room")
 
     def test_direct_files_path_does_not_take_subfolders(self):
         # checker/* holds checker/model.h but not a file of a new subfolder.

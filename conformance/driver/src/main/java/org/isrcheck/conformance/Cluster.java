@@ -92,12 +92,15 @@ final class Cluster implements TcpProxy.CutPolicy {
 
   // ---- start ---------------------------------------------------------------------
 
-  void setUp(Map<Integer, List<String>> roles, Map<String, String> brokerConfig) throws IOException, DriverException {
+  void setUp(Map<Integer, List<String>> roles, Map<String, String> brokerConfig, Map<Integer, File> dataDirs)
+      throws IOException, DriverException {
     Files.createDirectories(workDir.toPath());
     Spawner.setPidFile(workDir.toPath().resolve("pids"));
     writeLoggingConfigs();
     for (Map.Entry<Integer, List<String>> e : roles.entrySet()) {
-      Node n = new Node(e.getKey(), e.getValue().contains("broker"), e.getValue().contains("controller"), workDir);
+      Node n = new Node(e.getKey(), e.getValue().contains("broker"), e.getValue().contains("controller"), workDir,
+          dataDirs.get(e.getKey()));
+      Files.createDirectories(n.dir.toPath());
       Files.createDirectories(n.dataDir.toPath());
       nodes.put(n.id, n);
     }

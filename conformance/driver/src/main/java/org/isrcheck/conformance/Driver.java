@@ -414,12 +414,30 @@ public final class Driver {
     }
     if (voters.isEmpty()) throw DriverException.badRequest("voters: no controller among the nodes");
     Map<String, String> features = stringMap(req, "features");
+    // Optional: a node's log.dirs elsewhere than work_dir/node-<id>/data (an existing empty
+    // directory: the harness's isrcheck-powerfs mounts for power loss).
+    Map<Integer, File> dataDirs = new TreeMap<>();
+    for (Map.Entry<String, String> e : stringMap(req, "data_dirs").entrySet()) {
+      int id;
+      try {
+        id = Integer.parseInt(e.getKey());
+      } catch (NumberFormatException x) {
+        throw DriverException.badRequest("data_dirs: key \"" + e.getKey() + "\" is not a node id");
+      }
+      if (!roles.containsKey(id)) throw DriverException.badRequest("data_dirs: " + id + " is not a node of this cluster");
+      File dir = new File(e.getValue());
+      String[] entries = dir.list();
+      if (!dir.isAbsolute() || entries == null || entries.length > 0) {
+        throw DriverException.badRequest("data_dirs." + id + ": " + dir + " is not an absolute path of an existing empty directory");
+      }
+      dataDirs.put(id, dir);
+    }
     int heap = req.path("jvm_heap_mb").asInt(384);
     long t0 = System.currentTimeMillis();
     Cluster c = new Cluster(workDir, version, classpath, voters, heap, features);
     cluster = c;  // so that a failure below still stops what started
     try {
-      c.setUp(roles, stringMap(req, "broker_config"));
+      c.setUp(roles, stringMap(req, "broker_config"), dataDirs);
       c.format(c.nodes.values(), deadline);
       long formatted = System.currentTimeMillis();
       for (Node n : c.nodes.values()) {

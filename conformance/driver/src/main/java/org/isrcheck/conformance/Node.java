@@ -30,12 +30,13 @@ final class Node {
   volatile boolean expectedAlive;  // started by us and not killed/stopped since
   int starts;
 
-  Node(int id, boolean broker, boolean controller, File workDir) {
+  /** dataDir: null for work_dir/node-id/data; else start_cluster's data_dirs entry (a mount). */
+  Node(int id, boolean broker, boolean controller, File workDir, File dataDir) {
     this.id = id;
     this.broker = broker;
     this.controller = controller;
     this.dir = new File(workDir, "node-" + id);
-    this.dataDir = new File(dir, "data");
+    this.dataDir = dataDir != null ? dataDir : new File(dir, "data");
     this.config = new File(dir, "server.properties");
     this.log = new File(dir, "server.log");
   }
