@@ -28,6 +28,7 @@ struct ExportOptions {
   int records_per_send = 1;  // Kafka records per model record (one batch)
   int request_timeout_ms = 0;  // the producer's request.timeout.ms on a real cluster; 0: the harness's
   bool guard = false;          // gtest: a regression guard instead of a reproduction
+  std::vector<std::string> broker_config;  // KEY=VALUE broker settings of the real cluster
 };
 
 const char* const kFormats[] = {"scenario", "gtest", "itf"};
@@ -57,6 +58,9 @@ void run_export(const ExportOptions& options) {
     throw UsageError("--request-timeout-ms", "applies to --format scenario and gtest, not itf");
   }
   if (options.guard && f != "gtest") throw UsageError("--guard", "applies to --format gtest only, not " + f);
+  if (!options.broker_config.empty() && f == "itf") {
+    throw UsageError("--broker-config", "applies to --format scenario and gtest, not itf");
+  }
   std::string name = options.name;
   if (name.empty()) {
     name = std::filesystem::path(options.trace_file).stem().string();
@@ -71,6 +75,13 @@ void run_export(const ExportOptions& options) {
       nlohmann::ordered_json scenario = trace_to_scenario(trace, name);
       set_records_per_send(scenario, options.records_per_send);
       if (options.request_timeout_ms != 0) set_producer_request_timeout(scenario, options.request_timeout_ms);
+      for (const std::string& setting : options.broker_config) {
+        try {
+          set_broker_config(scenario, setting);
+        } catch (const std::invalid_argument& e) {
+          throw UsageError("--broker-config", e.what());
+        }
+      }
       text = f == "scenario" ? scenario_text(scenario)
                              : scenario_to_gtest(scenario, options.guard ? GtestKind::Guard : GtestKind::Reproduction);
     }
@@ -102,8 +113,12 @@ void add_export_command(CLI::App& app) {
                       "(1 to 1000; docs/conformance.md)")
       ->capture_default_str();
   command->add_option("--request-timeout-ms", options->request_timeout_ms,
-                      "The producer's request.timeout.ms on a real cluster (100 to 5000; default: the harness's "
+                      "The producer's request.timeout.ms on a real cluster (100 to 60000; default: the harness's "
                       "3000; docs/conformance.md)");
+  command->add_option("--broker-config", options->broker_config,
+                      "KEY=VALUE: a broker setting of the real cluster (a timer the model does not have, e.g. "
+                      "replica.lag.time.max.ms=30000); may be repeated")
+      ->allow_extra_args(false);
   command->callback([options] { run_export(*options); });
 }
 

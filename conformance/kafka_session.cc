@@ -1,6 +1,7 @@
 // The shared driver and cluster of a conformance run (see kafka_session.h).
 #include "conformance/kafka_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -97,6 +98,9 @@ void KafkaSession::note_paused(int node, bool paused) {
 void KafkaSession::note_cut(int node, const std::string& side, bool cut) {
   if (cut) cuts_.insert({node, side}); else cuts_.erase({node, side});
 }
+void KafkaSession::note_metadata_held(int node, bool held) {
+  if (held) metadata_held_.insert(node); else metadata_held_.erase(node);
+}
 void KafkaSession::note_alive(int node, bool alive) {
   if (alive) dead_.erase(node); else dead_.insert(node);
 }
@@ -164,6 +168,7 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
   paused_.clear();
   dead_.clear();
   cuts_.clear();
+  metadata_held_.clear();
   started_new_ = true;
 }
 
@@ -171,6 +176,10 @@ void KafkaSession::restore() {
   for (int n : std::set<int>(paused_)) {
     call({{"op", "resume"}, {"node", n}}, std::chrono::seconds(15));
     paused_.erase(n);
+  }
+  for (int n : std::set<int>(metadata_held_)) {
+    call({{"op", "release_metadata"}, {"node", n}}, std::chrono::seconds(15));
+    metadata_held_.erase(n);
   }
   for (const auto& [n, side] : std::set<std::pair<int, std::string>>(cuts_)) {
     call({{"op", "heal"}, {"node", n}, {"side", side}}, std::chrono::seconds(15));
@@ -249,7 +258,8 @@ std::string KafkaSession::prepare(const json& scenario) {
   // idempotent producer"), so an idempotent producer keeps Kafka's default (retries until
   // delivery.timeout.ms), which is what "idempotent" means for an application.
   request["retries"] = idempotent ? 2147483647 : producer.value("retries", 0);
-  request["request_timeout_ms"] = counterexamples::producer_request_timeout_ms(scenario);
+  const int request_timeout_ms = counterexamples::producer_request_timeout_ms(scenario);
+  request["request_timeout_ms"] = request_timeout_ms;
   // A model record that stands for a batch of k records (batch_mapping.h): the driver
   // appends the k records, then flushes; linger.ms keeps the batch open until the flush,
   // so that the sender cannot drain it with fewer records (RecordAccumulator.ready: a
@@ -260,6 +270,8 @@ std::string KafkaSession::prepare(const json& scenario) {
     request["records_per_send"] = per_send;
     request["linger_ms"] = 1000;
   }
+  // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms (ProducerConfig).
+  request["delivery_timeout_ms"] = std::max(6000, request_timeout_ms + request["linger_ms"].get<int>() + 3000);
   call(request, std::chrono::seconds(20));
   // A producer fetches a topic's metadata at its first send; steering that pauses a broker
   // before that send needs it fetched already. Drivers without the op answer bad_request.

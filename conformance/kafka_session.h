@@ -5,7 +5,7 @@
 // every topic-level setting of a scenario (min.insync.replicas, unclean election, flush)
 // is a topic config. So a scenario reuses the running cluster when its cluster section
 // matches: the previous scenario's faults are undone (paused nodes resumed, cuts healed,
-// stopped nodes started and unfenced) and the scenario gets a topic of its own, whose
+// metadata holds released, stopped nodes started and unfenced) and the scenario gets a topic of its own, whose
 // leader epochs start at 0 again. A disk loss of a controller voter is not undone this
 // way; the next scenario then starts a new cluster.
 #pragma once
@@ -59,6 +59,7 @@ class KafkaSession {
   void note_paused(int node, bool paused);
   void note_cut(int node, const std::string& side, bool cut);
   void note_alive(int node, bool alive);
+  void note_metadata_held(int node, bool held);
   void note_voter_disk_lost() { reusable_ = false; }
   // The power fault's second half, after the node's kill -9: its mount loses its page
   // cache. Returns what was lost (PowerMounts::power). Throws DriverError.
@@ -95,6 +96,7 @@ class KafkaSession {
   double last_setup_seconds_ = 0;
   std::set<int> paused_, dead_;
   std::set<std::pair<int, std::string>> cuts_;
+  std::set<int> metadata_held_;
   PowerMounts mounts_;  // of the current cluster, when it was started for a power loss
 };
 

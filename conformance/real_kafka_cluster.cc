@@ -231,6 +231,8 @@ void RealKafkaCluster::end(int step) {
 
 void RealKafkaCluster::run(const SteerAction& a) {
   const milliseconds budget(15000);
+  // A cut that ends when its follower leads waits for that inside the wait.
+  if (a.kind == SteerAction::Kind::Heal) await_release_point(a);
   switch (a.kind) {
     case SteerAction::Kind::Pause:
       steer_paused_.insert(a.node);
@@ -261,8 +263,96 @@ void RealKafkaCluster::run(const SteerAction& a) {
     case SteerAction::Kind::Sleep:
       std::this_thread::sleep_for(milliseconds(a.ms));
       break;
+    case SteerAction::Kind::HoldMetadata:
+      session_.call({{"op", "hold_metadata"}, {"node", a.node}}, budget);
+      session_.note_metadata_held(a.node, true);
+      metadata_held_.insert(a.node);
+      break;
+    case SteerAction::Kind::ReleaseMetadata: {
+      await_release_point(a);
+      const json r = session_.call({{"op", "release_metadata"}, {"node", a.node}}, budget);
+      session_.note_metadata_held(a.node, false);
+      metadata_held_.erase(a.node);
+      notes_.push_back("steered: " + describe(a) + " (" + std::to_string(r.value("held_frames", 0)) +
+                       " raft request frames waited in the controller proxies so far)");
+      return;
+    }
   }
   notes_.push_back("steered: " + describe(a));
+}
+
+int RealKafkaCluster::session_timeout_ms() const {
+  const json bc = scenario_.value("cluster", json::object()).value("broker_config", json::object());
+  const json v = bc.value("broker.session.timeout.ms", json());
+  if (v.is_number_integer()) return v.get<int>();
+  if (v.is_string()) {
+    try {
+      return std::stoi(v.get<std::string>());
+    } catch (const std::exception&) {
+      // not a number: Kafka refuses it at start; the driver's lowered default applies here
+    }
+  }
+  return 1500;  // the driver's lowered broker.session.timeout.ms (PROTOCOL.md)
+}
+
+void RealKafkaCluster::await_release_point(const SteerAction& a) {
+  if (a.when == SteerAction::When::Now) return;
+  const auto started = Clock::now();
+  const auto deadline = started + session_.options().wait_budget;
+  // With every live broker held, no view shows the controller's change: the fencing of a
+  // node the wait fences happens once its session expired, broker.session.timeout.ms
+  // after its last heartbeat (its crash), plus the controller's fencing scan and commit.
+  std::optional<Clock::time_point> fence_due;
+  for (int n : a.fenced_in_wait) {
+    auto it = crashed_at_.find(n);
+    if (it == crashed_at_.end()) continue;
+    const auto due = it->second + milliseconds(session_timeout_ms() + 2500);
+    if (!fence_due || due > *fence_due) fence_due = due;
+  }
+  std::string how = "not reached within the wait budget";
+  for (;;) {
+    const json d = session_.call({{"op", "describe"}, {"topic", topic_}, {"timeout_ms", 5000}}, milliseconds(20000));
+    const json replicas = d.value("replicas", json::object());
+    if (a.when == SteerAction::When::OwnViewLeads) {
+      const json v = replicas.value(std::to_string(a.node), json::object()).value("view", json());
+      if (v.is_object() && v.value("leader", json()) == json(a.node) &&
+          v.value("leader_epoch", json()) == json(a.leader_epoch)) {
+        how = "its view shows it leading at epoch " + std::to_string(a.leader_epoch);
+        break;
+      }
+    } else {
+      bool unheld_live = false, seen = false;
+      for (const auto& [id, r] : replicas.items()) {
+        const int node = std::stoi(id);
+        if (metadata_held_.count(node) || !r.value("alive", false)) continue;
+        unheld_live = true;
+        const json v = r.value("view", json());
+        if (v.is_object() && v.value("leader_epoch", json()).is_number_integer() &&
+            v["leader_epoch"].get<int>() >= a.leader_epoch) {
+          seen = true;
+        }
+      }
+      if (seen) {
+        how = "an unheld broker's view shows leader epoch " + std::to_string(a.leader_epoch);
+        break;
+      }
+      if (!unheld_live && fence_due && Clock::now() >= *fence_due) {
+        how = "every live broker held: the fenced node's session expired (broker.session.timeout.ms " +
+              std::to_string(session_timeout_ms()) + " ms after its crash, plus 2500 ms)";
+        break;
+      }
+      if (!unheld_live && !fence_due) {
+        how = "every live broker held and no fencing to wait for";
+        break;
+      }
+    }
+    if (Clock::now() >= deadline) break;
+    if (interrupt_flag().load()) throw Interrupted();
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  notes_.push_back("release point of N" + std::to_string(a.node) + " after " +
+                   std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()) +
+                   " ms: " + how);
 }
 
 void RealKafkaCluster::signal(int node, bool stop) {
@@ -486,6 +576,7 @@ void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> l
   scenario_paused_.erase(node);
   steer_paused_.erase(node);
   session_.note_alive(node, false);
+  crashed_at_[node] = Clock::now();
   end(step);
 }
 

@@ -9,11 +9,13 @@
 // Observables are compared on what Kafka exposes (kafka_mismatches below, documented in
 // docs/conformance.md): exactly, field by field, except a broker's metadata view that
 // the trace shows stale (the trace stopped between the controller's decision and that
-// broker's replay of it; Kafka replays within milliseconds and the harness does not hold
-// metadata back), which is not compared.
+// broker's replay of it; Kafka replays within milliseconds unless steering holds the
+// broker's metadata, and then its view may be older than the trace's), which is not
+// compared.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -55,6 +57,7 @@ std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::Pa
 
 class RealKafkaCluster : public cut::ClusterUnderTest {
  public:
+  using Clock = std::chrono::steady_clock;
   // Prepares `session`'s cluster for `scenario` (a fresh topic). Throws DriverError,
   // NotExecutable, std::invalid_argument.
   RealKafkaCluster(KafkaSession& session, nlohmann::json scenario);
@@ -105,6 +108,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // the leader's answer must not reach the client, so the harness drops it.
   bool answer_lost_before_retry(int step, int record) const;
   void signal(int node, bool stop);  // SIGSTOP / SIGCONT unless the other party still holds it
+  // Blocks (bounded) until a release inside a wait may run (SteerAction::When).
+  void await_release_point(const SteerAction& a);
+  int session_timeout_ms() const;
 
   KafkaSession& session_;
   nlohmann::json scenario_;
@@ -126,6 +132,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // Who holds a node paused: the scenario's own pause op, and steering's holds. A node
   // continues only when neither does (steering never undoes the scenario's pause).
   std::set<int> scenario_paused_, steer_paused_;
+  std::set<int> metadata_held_;  // brokers whose metadata replay steering holds
+  std::map<int, Clock::time_point> crashed_at_;  // when each node was last stopped
   // Nodes the scenario's own cut keeps cut from replication: steering never heals them.
   std::set<int> scenario_cut_;
 };

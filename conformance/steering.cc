@@ -2,8 +2,10 @@
 #include "conformance/steering.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace isr::conformance {
 
@@ -73,7 +75,86 @@ struct Hold {
   bool release_before;  // release before `until` (else after it)
   bool cut;        // network cut instead of a pause
   std::string reason;
+  // Released inside the wait `until` once the follower's own view shows it leading.
+  bool until_leads = false;
+  int leads_epoch = -1;
 };
+
+std::vector<int> ints(const json& v) {
+  std::vector<int> out;
+  if (v.is_array())
+    for (const json& x : v)
+      if (x.is_number_integer()) out.push_back(x.get<int>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The committed leader a wait shows (-1: none or not given).
+int wait_leader(const json& step) {
+  const json until = step.value("until", json::object());
+  return until.contains("leader") && until["leader"].is_number_integer() ? until["leader"].get<int>() : -1;
+}
+
+int wait_epoch(const json& step) {
+  const json until = step.value("until", json::object());
+  return until.contains("leader_epoch") && until["leader_epoch"].is_number_integer() ? until["leader_epoch"].get<int>()
+                                                                                   : -1;
+}
+
+// Broker `b`'s view in wait `step`: 1 current, 0 stale, -1 not shown (dead, no view).
+int view_state(const json& step, int b) {
+  const json until = step.value("until", json::object());
+  const json rep = until.value("replicas", json::object()).value(std::to_string(b), json());
+  if (!rep.is_object() || !rep.value("alive", true)) return -1;
+  const json view = rep.value("view", json());
+  if (!view.is_object()) return -1;
+  const bool current = view.value("leader", json()) == until.value("leader", json()) &&
+                       view.value("leader_epoch", json()) == until.value("leader_epoch", json()) &&
+                       ints(view.value("isr", json())) == ints(until.value("isr", json()));
+  return current ? 1 : 0;
+}
+
+// Whether broker b's stale view in wait `step` changes what b does (steering.h): b leads
+// in it, or the committed leader is another live replica holding records b lacks.
+bool stale_view_matters(const json& step, int b, const Known& known) {
+  const json until = step.value("until", json::object());
+  const json view = until.value("replicas", json::object()).value(std::to_string(b), json::object()).value("view", json());
+  if (view.value("leader", json()) == json(b)) return true;
+  const int leader = wait_leader(step);
+  if (leader < 0 || leader == b || view.value("leader", json()) == json(leader)) return false;
+  auto l = known.find(leader);
+  auto f = known.find(b);
+  if (l == known.end() || f == known.end() || !l->second.alive) return false;
+  for (int r : l->second.records)
+    if (!holds(f->second, r)) return true;
+  return false;
+}
+
+// The nodes a wait's internal steps fence ("FenceBroker(broker=2, ...)").
+std::vector<int> fenced_in(const json& step) {
+  std::vector<int> out;
+  for (const json& i : step.value("internal", json::array())) {
+    if (!i.is_string()) continue;
+    const std::string text = i.get<std::string>();
+    const std::string key = "FenceBroker(broker=";
+    if (text.rfind(key, 0) != 0) continue;
+    try {
+      out.push_back(std::stoi(text.substr(key.size())));
+    } catch (const std::exception&) {
+      // not a node id: not a fence the release can wait for
+    }
+  }
+  return out;
+}
+
+SteerAction act(SteerAction::Kind kind, int node, int ms, std::string why) {
+  SteerAction a;
+  a.kind = kind;
+  a.node = node;
+  a.ms = ms;
+  a.why = std::move(why);
+  return a;
+}
 
 }  // namespace
 
@@ -85,6 +166,8 @@ std::string describe(const SteerAction& a) {
     case SteerAction::Kind::Cut: return "cut " + n + " brokers side: " + a.why;
     case SteerAction::Kind::Heal: return "heal " + n + " brokers side";
     case SteerAction::Kind::Sleep: return "sleep " + std::to_string(a.ms) + " ms: " + a.why;
+    case SteerAction::Kind::HoldMetadata: return "hold " + n + "'s metadata replay (heartbeats flow): " + a.why;
+    case SteerAction::Kind::ReleaseMetadata: return "release " + n + "'s metadata replay";
   }
   return "?";
 }
@@ -128,6 +211,18 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     after[i] = now;
   }
 
+  // Whether, in wait q, a live replica other than `leader` shows a log that differs from
+  // what the trace knew before q (it fetched from or truncated under `leader`).
+  auto another_log_moves = [&](size_t q, int leader) {
+    const Known& before = q > 0 ? after[q - 1] : start;
+    for (const auto& [id, rep] : after[q]) {
+      if (id == leader || !rep.alive) continue;
+      auto b = before.find(id);
+      if (b != before.end() && b->second.alive && b->second.records != rep.records) return true;
+    }
+    return false;
+  };
+
   size_t first_produce = steps.size();
   for (size_t i = 0; i < steps.size() && first_produce == steps.size(); ++i)
     if (steps[i].value("op", "") == "produce") first_produce = i;
@@ -161,6 +256,18 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           hold = Hold{f, record, p, q, true, false,
                       "the trace runs step(s) " + std::to_string(p + 2) + ".." + std::to_string(q) +
                           " before N" + std::to_string(f) + " fetches record " + std::to_string(record)};
+          break;
+        }
+        // The follower leads from this wait on and another replica's log changes in it
+        // (it fetches or truncates from the new leader), which the follower's cut would
+        // freeze: released once it knows it leads (it fetches no more).
+        if (op == "wait" && wait_leader(t) == f && ops_between && another_log_moves(q, f)) {
+          hold = Hold{f, record, p, q, true, false,
+                      "N" + std::to_string(f) + " must not fetch record " + std::to_string(record) +
+                          " before it leads (step " + std::to_string(q + 1) + ")"};
+          hold->until_leads = true;
+          hold->leads_epoch = wait_epoch(t);
+          spans_slow = true;
           break;
         }
         // The leader stops: the follower can no longer fetch the record from it, unless
@@ -232,6 +339,8 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         if (end_of(h) > end_of(m)) {
           m.until = h.until;
           m.release_before = h.release_before;
+          m.until_leads = h.until_leads;
+          m.leads_epoch = h.leads_epoch;
         }
         m.cut = m.cut || h.cut;
         m.reason += "; " + h.reason;
@@ -241,11 +350,18 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     }
     for (const Hold& h : merged) {
       const int from_step = static_cast<int>(h.from) + 1;
-      SteerAction start{h.cut ? SteerAction::Kind::Cut : SteerAction::Kind::Pause, f, 0, h.reason};
+      SteerAction start = act(h.cut ? SteerAction::Kind::Cut : SteerAction::Kind::Pause, f, 0, h.reason);
       plan.steps[from_step].before.push_back(start);
-      const SteerAction release{h.cut ? SteerAction::Kind::Heal : SteerAction::Kind::Resume, f, 0, ""};
+      SteerAction release = act(h.cut ? SteerAction::Kind::Heal : SteerAction::Kind::Resume, f, 0, "");
+      if (h.until_leads) {
+        release.when = SteerAction::When::OwnViewLeads;
+        release.leader_epoch = h.leads_epoch;
+      }
       std::string until_text;
-      if (h.until == steps.size()) {
+      if (h.until_leads) {
+        until_text = "until step " + std::to_string(h.until + 1) + ", once its own view shows it leading";
+        plan.steps[static_cast<int>(h.until) + 1].before.push_back(release);
+      } else if (h.until == steps.size()) {
         until_text = "to the end";
         plan.at_end.push_back(release);
       } else if (h.release_before) {
@@ -260,14 +376,73 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                            h.reason);
     }
   }
+  // Metadata holds of broker-only nodes whose stale view matters (steering.h).
+  std::set<int> broker_only;
+  for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
+    const json roles = n.value("roles", json::array());
+    if (roles.size() == 1 && roles[0] == "broker" && n.contains("id") && n["id"].is_number_integer())
+      broker_only.insert(n["id"].get<int>());
+  }
+  for (int b : replicas) {
+    if (!broker_only.count(b)) continue;
+    size_t last_current = steps.size();  // index of the last wait showing b current (none: the start)
+    bool seen_current = false;
+    std::optional<size_t> held_from;
+    auto hold_at = [&](size_t first_op, size_t stale_wait) {
+      held_from = first_op;
+      SteerAction a = act(SteerAction::Kind::HoldMetadata, b, 0,
+                    "N" + std::to_string(b) + "'s view is stale in step " + std::to_string(stale_wait + 1) +
+                        " and that changes what it does");
+      plan.steps[static_cast<int>(first_op) + 1].before.push_back(a);
+    };
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const json& s = steps[i];
+      const std::string op = s.value("op", "");
+      if (held_from && op == "crash" && s.value("node", -1) == b) {
+        plan.steps[static_cast<int>(i) + 1].after.push_back(act(SteerAction::Kind::ReleaseMetadata, b, 0, ""));
+        plan.notes.push_back("step " + std::to_string(*held_from + 1) + ": held N" + std::to_string(b) +
+                             "'s metadata replay until just after its crash (step " + std::to_string(i + 1) + ")");
+        held_from.reset();
+        continue;
+      }
+      if (op != "wait") continue;
+      const int v = view_state(s, b);
+      if (v == 1) {
+        if (held_from) {
+          SteerAction r = act(SteerAction::Kind::ReleaseMetadata, b, 0, "");
+          r.when = SteerAction::When::ControllerDone;
+          r.leader_epoch = wait_epoch(s);
+          r.fenced_in_wait = fenced_in(s);
+          plan.steps[static_cast<int>(i) + 1].before.push_back(r);
+          plan.notes.push_back("step " + std::to_string(*held_from + 1) + ": held N" + std::to_string(b) +
+                               "'s metadata replay (its heartbeats flow) until step " + std::to_string(i + 1) +
+                               ", once the controller made that step's change");
+          held_from.reset();
+        }
+        last_current = i;
+        seen_current = true;
+      } else if (v == 0 && !held_from && stale_view_matters(s, b, after[i])) {
+        // From the first operation after the last observation that showed b current.
+        size_t first_op = seen_current ? last_current + 1 : 0;
+        while (first_op < i && steps[first_op].value("op", "") == "wait") ++first_op;
+        hold_at(first_op, i);
+      }
+    }
+    if (held_from) {
+      plan.at_end.push_back(act(SteerAction::Kind::ReleaseMetadata, b, 0, ""));
+      plan.notes.push_back("step " + std::to_string(*held_from + 1) + ": held N" + std::to_string(b) +
+                           "'s metadata replay (its heartbeats flow) to the end");
+    }
+  }
   // One settling sleep per step that starts a hold, after the holds and before the op.
   for (auto& [step, sp] : plan.steps) {
     const bool starts = std::any_of(sp.before.begin(), sp.before.end(), [](const SteerAction& a) {
-      return a.kind == SteerAction::Kind::Pause || a.kind == SteerAction::Kind::Cut;
+      return a.kind == SteerAction::Kind::Pause || a.kind == SteerAction::Kind::Cut ||
+             a.kind == SteerAction::Kind::HoldMetadata;
     });
     if (starts) {
-      sp.before.push_back({SteerAction::Kind::Sleep, -1, 3 * times.fetch_wait_ms,
-                           "longer than replica.fetch.wait.max.ms, so that no fetch parked at the leader carries the record"});
+      sp.before.push_back(act(SteerAction::Kind::Sleep, -1, 3 * times.fetch_wait_ms,
+                           "longer than replica.fetch.wait.max.ms, so that no fetch parked at the leader carries the record"));
     }
   }
   // Releases first, then holds, within one `before` list: a follower released and held
@@ -277,9 +452,11 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       auto rank = [](const SteerAction& x) {
         switch (x.kind) {
           case SteerAction::Kind::Resume:
-          case SteerAction::Kind::Heal: return 0;
+          case SteerAction::Kind::Heal:
+          case SteerAction::Kind::ReleaseMetadata: return 0;
           case SteerAction::Kind::Pause:
-          case SteerAction::Kind::Cut: return 1;
+          case SteerAction::Kind::Cut:
+          case SteerAction::Kind::HoldMetadata: return 1;
           case SteerAction::Kind::Sleep: return 2;
         }
         return 3;

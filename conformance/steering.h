@@ -30,6 +30,24 @@
 //   the produce: a fetch parked at the leader when the record arrives would otherwise carry
 //   it to the follower (its response would sit in the follower's socket or in the cut
 //   connection, delivered at the release).
+// - A follower held from a record that becomes the leader in a later `wait` no longer
+//   fetches, and the others must fetch from it: its cut ends in that wait, once its own
+//   view shows it leading (a follower's brokers-side cut also freezes fetches *to* it).
+// - Metadata holds: a broker-only node whose view a `wait` shows stale (not the committed
+//   leader, epoch and ISR) in a way that changes what it does is held from replaying
+//   metadata (the driver's hold_metadata: its raft fetches wait in the controller
+//   proxies, its heartbeats flow, so it stays registered and unfenced) from the first
+//   operation after the last observation that showed its view current until the `wait`
+//   that shows it current again, or its crash. "Changes what it does": it leads in its
+//   stale view (a stale leader still completes produces and advances its HW), or the
+//   committed leader is another live replica that holds records it lacks (replaying would
+//   make it fetch them). Other stale views (an ISR change not yet replayed) stay unheld
+//   and uncompared, as before. The release inside a `wait` comes once the controller has
+//   made the change the broker replays there: seen by an unheld broker's view reaching
+//   the wait's leader epoch, or, when every live broker is held, once the fenced broker's
+//   session has surely expired (broker.session.timeout.ms after its crash, plus margin).
+//   Combined broker+controller nodes are never metadata-held (their raft client is a
+//   voter; when it is the active controller no proxy sees its replay).
 #pragma once
 
 #include <map>
@@ -41,11 +59,20 @@
 namespace isr::conformance {
 
 struct SteerAction {
-  enum class Kind { Pause, Resume, Cut, Heal, Sleep };
+  enum class Kind { Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata };
+  // When a release inside a `wait` may run: at once, once the node's own view shows it
+  // leading at `leader_epoch` (a held follower that became leader), or once the controller
+  // made the wait's change (a metadata hold: see the top of this file).
+  enum class When { Now, OwnViewLeads, ControllerDone };
   Kind kind = Kind::Sleep;
   int node = -1;
   int ms = 0;        // Sleep
   std::string why;   // for the report
+  When when = When::Now;
+  int leader_epoch = -1;  // OwnViewLeads, ControllerDone: the wait's committed leader epoch
+  // ControllerDone: the nodes the wait's internal steps fence (FenceBroker), whose session
+  // expiry the change waits for when no unheld broker can show it.
+  std::vector<int> fenced_in_wait;
 };
 
 struct StepPlan {

@@ -155,6 +155,94 @@ TEST(Witness, PauseAndLostAnswerScripts) {
   EXPECT_THROW(parse_script("pause"), std::invalid_argument);
 }
 
+// The first action of `kind` for `node` in a list, or nullptr.
+const SteerAction* find_action(const std::vector<SteerAction>& list, SteerAction::Kind kind, int node) {
+  for (const SteerAction& a : list)
+    if (a.kind == kind && a.node == node) return &a;
+  return nullptr;
+}
+
+int count_kind(const SteeringPlan& plan, SteerAction::Kind kind) {
+  int n = 0;
+  for (const auto& [step, sp] : plan.steps) {
+    for (const SteerAction& a : sp.before) n += a.kind == kind;
+    for (const SteerAction& a : sp.after) n += a.kind == kind;
+  }
+  for (const SteerAction& a : plan.at_end) n += a.kind == kind;
+  return n;
+}
+
+// Issue 24: the re-elected leader's trace (docs/findings.md). N0 leads in its stale view
+// of step 4 (it never replays N2's epoch 1): its metadata replay is held from the
+// election (step 3) to the wait of step 6, released once the controller fenced N2. N1's
+// stale view of step 6 (leader N2, dead) would make it fetch r1 from N0: held from N2's
+// kill (step 5) to step 8. N2, held from r1, leads in step 4 while N1 truncates under
+// it: its cut ends there once it knows it leads.
+TEST(Steering, StaleViewsThatChangeWhatABrokerDoesAreMetadataHolds) {
+  const json scenario = suite_scenario("k-reelected-leader-stale-follower");
+  SteeringTimes times;
+  times.producer_has_metadata = true;
+  const SteeringPlan plan = plan_steering(scenario, times);
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  const SteerAction* hold0 = find_action(plan.steps.at(3).before, SteerAction::Kind::HoldMetadata, 0);
+  ASSERT_NE(hold0, nullptr);
+  ASSERT_EQ(plan.steps.count(6), 1u);
+  const SteerAction* release0 = find_action(plan.steps.at(6).before, SteerAction::Kind::ReleaseMetadata, 0);
+  ASSERT_NE(release0, nullptr);
+  EXPECT_EQ(release0->when, SteerAction::When::ControllerDone);
+  EXPECT_EQ(release0->leader_epoch, 2);
+  EXPECT_EQ(release0->fenced_in_wait, std::vector<int>{2});
+  ASSERT_EQ(plan.steps.count(5), 1u);
+  EXPECT_NE(find_action(plan.steps.at(5).before, SteerAction::Kind::HoldMetadata, 1), nullptr);
+  ASSERT_EQ(plan.steps.count(8), 1u);
+  const SteerAction* release1 = find_action(plan.steps.at(8).before, SteerAction::Kind::ReleaseMetadata, 1);
+  ASSERT_NE(release1, nullptr);
+  EXPECT_EQ(release1->fenced_in_wait, std::vector<int>{0});
+  EXPECT_EQ(release1->leader_epoch, 3);
+  // N2: a brokers-side cut from r1's produce, healed in step 4 once it leads at epoch 1.
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  EXPECT_NE(find_action(plan.steps.at(1).before, SteerAction::Kind::Cut, 2), nullptr);
+  ASSERT_EQ(plan.steps.count(4), 1u);
+  const SteerAction* heal2 = find_action(plan.steps.at(4).before, SteerAction::Kind::Heal, 2);
+  ASSERT_NE(heal2, nullptr);
+  EXPECT_EQ(heal2->when, SteerAction::When::OwnViewLeads);
+  EXPECT_EQ(heal2->leader_epoch, 1);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::HoldMetadata), 2);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::ReleaseMetadata), 2);
+  EXPECT_TRUE(plan.at_end.empty());
+}
+
+// A combined broker+controller node is never metadata-held (its raft client is a voter,
+// and as the active controller it replays from its own log): the same trace on combined
+// nodes plans no metadata hold.
+TEST(Steering, CombinedNodesAreNeverMetadataHeld) {
+  json scenario = suite_scenario("k-reelected-leader-stale-follower");
+  for (json& n : scenario["cluster"]["nodes"]) n["roles"] = json::array({"broker", "controller"});
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::HoldMetadata), 0);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::ReleaseMetadata), 0);
+}
+
+// A view stale only in the ISR (a shrink not yet replayed) changes nothing the broker
+// does: no hold (e-unclean-rf2-acked-lost: N1, broker-only, has not replayed its removal).
+TEST(Steering, AViewStaleOnlyInTheIsrIsNotHeld) {
+  const json scenario = suite_scenario("e-unclean-rf2-acked-lost");
+  ASSERT_EQ(scenario["steps"][1]["until"]["replicas"]["1"]["view"]["isr"], json::array({0, 1}));
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::HoldMetadata), 0);
+}
+
+// A broker held to the end of the trace is released after the final observation.
+TEST(Steering, AMetadataHoldThatNeverEndsIsReleasedAtTheEnd) {
+  json scenario = suite_scenario("k-reelected-leader-stale-follower");
+  json& steps = scenario["steps"];
+  // Drop the last two steps (N0's kill and the wait that shows N1 current): N1 stays stale.
+  steps.erase(steps.size() - 1);
+  steps.erase(steps.size() - 1);
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::ReleaseMetadata, 1), nullptr);
+}
+
 TEST(Steering, MissingFieldsAreNamed) {
   EXPECT_THROW(plan_steering(json::object()), std::invalid_argument);
   try {
@@ -303,7 +391,7 @@ TEST(ProducerSettings, RequestTimeoutComesFromTheScenarioAndIsChecked) {
   json s = suite_scenario("b-acks1-leader-loss");
   EXPECT_EQ(producer_request_timeout_ms(s), 3000);
   EXPECT_EQ(producer_request_timeout_ms(suite_scenario("h-corpus-acks-1-lost-response-duplicates")), 500);
-  for (const json& bad : {json(99), json(5001), json("500")}) {
+  for (const json& bad : {json(99), json(60001), json("500")}) {
     s["clients"]["producer"]["request.timeout.ms"] = bad;
     try {
       validate_scenario(s);

@@ -471,7 +471,18 @@ TEST(ExportScenario, RequestTimeoutIsTheHarnesssProducerSetting) {
   EXPECT_EQ(scenario["clients"]["producer"]["request.timeout.ms"], 500);
   run_on_model(scenario);  // the model's timeouts have no duration: the same run
   EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 99), std::invalid_argument);
-  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 5001), std::invalid_argument);
+  EXPECT_THROW(counterexamples::set_producer_request_timeout(scenario, 60001), std::invalid_argument);
+}
+
+TEST(ExportScenario, BrokerConfigIsWrittenAndMalformedOnesAreRefused) {
+  ordered_json scenario = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
+  counterexamples::set_broker_config(scenario, "replica.lag.time.max.ms=30000");
+  EXPECT_EQ(scenario["cluster"]["broker_config"]["replica.lag.time.max.ms"], "30000");
+  EXPECT_EQ(scenario["cluster"]["broker_config"]["min.insync.replicas"], "2");  // the model's own stay
+  run_on_model(scenario);  // a timer the model does not have: the same run
+  for (const char* bad : {"replica.lag.time.max.ms", "=1", "k="}) {
+    EXPECT_THROW(counterexamples::set_broker_config(scenario, bad), std::invalid_argument) << bad;
+  }
 }
 
 TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
@@ -493,11 +504,17 @@ TEST(ExportCli, RecordsPerSendIsWrittenAndBadValuesAreRefused) {
   r = run_isrcheck("export '" + trace + "' --format scenario --request-timeout-ms 500");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["clients"]["producer"]["request.timeout.ms"], 500);
-  for (const char* bad : {"50", "6000"}) {
+  for (const char* bad : {"50", "60001"}) {
     r = run_isrcheck("export '" + trace + "' --request-timeout-ms " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--request-timeout-ms"), std::string::npos) << r.err;
   }
+  r = run_isrcheck("export '" + trace + "' --format scenario --broker-config replica.lag.time.max.ms=30000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["cluster"]["broker_config"]["replica.lag.time.max.ms"], "30000");
+  r = run_isrcheck("export '" + trace + "' --format scenario --broker-config replica.lag.time.max.ms");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--broker-config"), std::string::npos) << r.err;
 }
 
 // Small bounds: no faults beyond one kill, one record, low epochs.

@@ -1,7 +1,8 @@
 """Exercises every fault op of the driver against real Kafka and checks its observable
 effect (smoke.sh runs it): cut/heal of each side, drop_produce_responses (duplicates with
 idempotence off, none with it on), controlled shutdown, disk loss of a broker-only node,
-pause/resume, a hung idempotent producer without a controller quorum (bounded)."""
+pause/resume, a hung idempotent producer without a controller quorum (bounded),
+hold_metadata/release_metadata (one broker's metadata replay held, its heartbeats not)."""
 import json
 import os
 import shutil
@@ -218,6 +219,40 @@ def preferred(d):
     return time.time() - t0
 
 
+def metadata_hold(d):
+    """hold_metadata holds one broker's metadata replay and nothing else: with broker 0's
+    raft fetches held, a preferred election to 1 reaches broker 1 but not broker 0's own
+    view, broker 0 stays unfenced (its heartbeat connection flows) well past
+    broker.session.timeout.ms; the status marks its raft connections held; after
+    release_metadata its view catches up. A combined node is refused."""
+    t0 = time.time()
+    nodes = [{"id": 0, "roles": ["broker"]}, {"id": 1, "roles": ["broker"]}, {"id": 2, "roles": ["controller"]}]
+    start(d, "metadata-hold", nodes, {"min.insync.replicas": "1"})
+    d.call("create_topic", name="t", replicas=[0, 1], config={"min.insync.replicas": "1"})
+    h = d.call("hold_metadata", node=0)
+    check(h["metadata_held"] == [0], "hold_metadata answers the held set [0]: %s" % h["metadata_held"])
+    check(h["raft_connections"] >= 2, "both brokers' raft connections were classified: %d" % h["raft_connections"])
+    d.call("elect_preferred", leader=1)
+    r = wait_for(d, lambda r: (r["replicas"]["1"].get("view") or {}).get("leader") == 1, "broker 1 sees leader 1")
+    time.sleep(3.0)  # two broker.session.timeout.ms (1.5 s): a held heartbeat would fence broker 0
+    r = d.call("describe", quiet=True)
+    v0 = r["replicas"]["0"].get("view") or {}
+    check(v0.get("leader") == 0 and v0.get("leader_epoch") == 0, "broker 0's own view stays leader 0, epoch 0: %s" % v0)
+    check(0 not in (r["fenced"] or []), "broker 0 not fenced while held: %s" % r["fenced"])
+    conns = d.call("status", quiet=True)["connections"]
+    check(any(c.startswith("0->2:controller raft (metadata held)") for c in conns),
+          "broker 0's raft connection to the controller is marked held: %s" % [c for c in conns if "->2:" in c])
+    check(any(c.startswith("0->2:controller") and "raft" not in c for c in conns),
+          "broker 0 has a non-raft (heartbeat) connection to the controller that flows")
+    rel = d.call("release_metadata", node=0)
+    check(rel["held_frames"] >= 1, "raft request frames waited during the hold: %d" % rel["held_frames"])
+    wait_for(d, lambda r: (r["replicas"]["0"].get("view") or {}).get("leader") == 1, "broker 0's view catches up")
+    bad = d.call("hold_metadata", check=False, node=2)
+    check(not bad["ok"] and bad["kind"] == "bad_request", "a controller-only node is refused: %s" % bad.get("error"))
+    d.call("stop_cluster")
+    return time.time() - t0
+
+
 def main():
     t0 = time.time()
     d = Driver(REPO)
@@ -226,7 +261,8 @@ def main():
                  "duplicates-on": lambda: duplicates(d, True), "shutdown-disk": lambda: shutdown_and_disk(d),
                  "no-quorum": lambda: no_quorum(d), "elr": lambda: elr(d),
                  "last-replica": lambda: last_replica(d),
-                 "last-replica-clean": lambda: last_replica(d, "stop"), "preferred": lambda: preferred(d)}
+                 "last-replica-clean": lambda: last_replica(d, "stop"), "preferred": lambda: preferred(d),
+                 "metadata-hold": lambda: metadata_hold(d)}
     chosen = sys.argv[1:] or list(scenarios)
     try:
         for name in chosen:

@@ -120,7 +120,7 @@ int producer_request_timeout_ms(const json& scenario) {
   if (!t.is_number_integer() || t.get<long long>() < kMinRequestTimeoutMs || t.get<long long>() > kMaxRequestTimeoutMs) {
     throw std::invalid_argument("clients.producer.request.timeout.ms: " + t.dump() +
                                 " is not allowed (an integer from " + std::to_string(kMinRequestTimeoutMs) + " to " +
-                                std::to_string(kMaxRequestTimeoutMs) + " ms; delivery.timeout.ms is 6000)");
+                                std::to_string(kMaxRequestTimeoutMs) + " ms)");
   }
   return t.get<int>();
 }

@@ -77,7 +77,7 @@ void validate_document(const json& s) {
   }
   if (!s.contains("steps") || !s["steps"].is_array()) throw std::invalid_argument("steps: missing or not an array");
   records_per_send(s);             // clients.producer.records_per_send, when present, is 1..1000
-  producer_request_timeout_ms(s);  // clients.producer.request.timeout.ms, when present, is 100..5000
+  producer_request_timeout_ms(s);  // clients.producer.request.timeout.ms, when present, is 100..60000
   with_typed_values("initial.until",
                     [&] { scenario_condition(s["initial"].value("until", json()), "initial.until"); });
   with_typed_values("expected.final",

@@ -38,6 +38,14 @@ void set_producer_request_timeout(ordered_json& scenario, int ms) {
   scenario["clients"]["producer"]["request.timeout.ms"] = ms;
 }
 
+void set_broker_config(ordered_json& scenario, const std::string& setting) {
+  const size_t eq = setting.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == setting.size()) {
+    throw std::invalid_argument("broker config: \"" + setting + "\" is not KEY=VALUE (e.g. replica.lag.time.max.ms=30000)");
+  }
+  scenario["cluster"]["broker_config"][setting.substr(0, eq)] = setting.substr(eq + 1);
+}
+
 std::string scenario_text(const ordered_json& scenario) { return scenario.dump(2) + "\n"; }
 
 }  // namespace isr::counterexamples

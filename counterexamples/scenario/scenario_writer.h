@@ -25,8 +25,11 @@ void set_records_per_send(nlohmann::ordered_json& scenario, int k);
 // (clients.producer["request.timeout.ms"]): the model's timeouts have no duration, and a
 // trace that holds followers back across the producer's own retry of a lost answer needs
 // that retry sooner than the harness's default 3 s (docs/conformance.md). Throws
-// std::invalid_argument unless 100 <= ms <= 5000.
+// std::invalid_argument unless 100 <= ms <= 60000.
 void set_producer_request_timeout(nlohmann::ordered_json& scenario, int ms);
+// Sets cluster.broker_config[KEY] = VALUE from "KEY=VALUE": a broker setting of the real
+// cluster that the model has no notion of (a timer). Throws std::invalid_argument.
+void set_broker_config(nlohmann::ordered_json& scenario, const std::string& setting);
 
 // The text of a scenario file: the document indented by 2, and a final newline.
 std::string scenario_text(const nlohmann::ordered_json& scenario);

@@ -73,6 +73,8 @@ final class Cluster implements TcpProxy.CutPolicy {
   final int heapMb;
   final Map<String, String> features;
   private final Set<String> cuts = ConcurrentHashMap.newKeySet();
+  // Brokers whose metadata-log fetches the controller proxies hold (hold_metadata).
+  private final Set<Integer> metadataHolds = ConcurrentHashMap.newKeySet();
   private final Object cutMonitor = new Object();
   private Admin admin;
   String topic;
@@ -429,6 +431,35 @@ final class Cluster implements TcpProxy.CutPolicy {
 
   List<String> cuts() {
     return cuts.stream().sorted().collect(Collectors.toList());
+  }
+
+  /**
+   * Holds (or releases) the metadata replay of broker `n`: every controller proxy holds
+   * the request frames of n's raft connections (TcpProxy), while its heartbeats flow, so
+   * the controller keeps it registered and unfenced while it applies no new metadata.
+   */
+  void holdMetadata(Node n, boolean hold) throws DriverException {
+    if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it replays no metadata as one)");
+    if (hold && n.controller) {
+      // A combined node's broker reads the metadata its own controller replicates: if it
+      // is the active controller no fetch goes through a proxy at all, and holding a
+      // voter's fetches takes it out of the quorum. Dedicated controllers are needed.
+      throw DriverException.badRequest("node: " + n.id + " is a combined broker+controller; hold_metadata needs a "
+          + "broker-only node (use dedicated controllers)");
+    }
+    synchronized (cutMonitor) {
+      if (hold) metadataHolds.add(n.id); else metadataHolds.remove(n.id);
+      cutMonitor.notifyAll();
+    }
+  }
+
+  List<Integer> metadataHolds() {
+    return metadataHolds.stream().sorted().collect(Collectors.toList());
+  }
+
+  @Override
+  public boolean metadataHeld(Integer origin) {
+    return origin != null && metadataHolds.contains(origin);
   }
 
   @Override

@@ -125,7 +125,7 @@ public final class Driver {
 
   static final List<String> OPS = List.of("ping", "status", "start_cluster", "create_topic", "producer", "produce",
       "send_status", "await_send", "sends", "consume", "kill", "stop", "disk_loss", "start", "pause", "resume",
-      "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "elect_preferred", "describe", "stop_cluster", "shutdown");
+      "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata", "elect_preferred", "describe", "stop_cluster", "shutdown");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -311,6 +311,23 @@ public final class Driver {
         c.cuts().forEach(a::add);
         return;
       }
+      case "hold_metadata":
+      case "release_metadata": {
+        Node n = c.node(intField(req, "node"));
+        c.holdMetadata(n, op.equals("hold_metadata"));
+        ArrayNode a = resp.putArray("metadata_held");
+        c.metadataHolds().forEach(a::add);
+        int held = 0;
+        int raft = 0;
+        for (Node m : c.nodes.values()) {
+          if (m.controllerProxy == null) continue;
+          held += m.controllerProxy.heldMetadataFrames();
+          raft += m.controllerProxy.raftConnectionsSeen();
+        }
+        resp.put("held_frames", held);
+        resp.put("raft_connections", raft);
+        return;
+      }
       case "drop_produce_responses": {
         Node n = c.node(intField(req, "node"));
         if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker");
@@ -480,6 +497,8 @@ public final class Driver {
     for (Node n : cluster.nodes.values()) nodes.add(nodeJson(n));
     ArrayNode a = resp.putArray("cuts");
     cluster.cuts().forEach(a::add);
+    ArrayNode mh = resp.putArray("metadata_held");
+    cluster.metadataHolds().forEach(mh::add);
     ArrayNode conns = resp.putArray("connections");
     for (Node n : cluster.nodes.values()) {
       for (TcpProxy p : new TcpProxy[] {n.clientProxy, n.replicationProxy, n.controllerProxy}) {

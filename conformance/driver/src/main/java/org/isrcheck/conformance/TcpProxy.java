@@ -15,6 +15,20 @@
 // (api key 0) on demand: a lost produce response, for the duplicates scenario; and to
 // drop Produce requests themselves before they reach the broker: a lost acks=0 request
 // (the client expects no response to it, so nothing else is missing on the connection).
+//
+// The controller-listener proxy parses the same framing to hold one broker's metadata
+// replay while its heartbeats flow (hold_metadata, PROTOCOL.md): a KRaft broker fetches
+// the metadata log through its KafkaRaftClient (Fetch, api key 1; FetchSnapshot, 59) and
+// heartbeats through BrokerLifecycleManager's own NodeToControllerChannelManager
+// (BrokerRegistration 62, BrokerHeartbeat 63; AlterPartition 56 and the forwarding
+// channel are further managers), each with a NetworkClient, hence a TCP connection, of
+// its own. A connection is marked "raft" by its first request that is not ApiVersions
+// (18, sent first on every connection): Fetch or FetchSnapshot. While the origin broker
+// is held, the next request frame of a raft connection, and so everything after it on
+// that connection, waits in the proxy; responses already on their way still arrive. The
+// hold is per connection because a Kafka NetworkClient matches responses to requests in
+// order per connection (InFlightRequests.completeNext): holding one request and passing
+// a later one on the same connection would break the client.
 package org.isrcheck.conformance;
 
 import java.io.DataInputStream;
@@ -40,6 +54,28 @@ final class TcpProxy implements AutoCloseable {
     Object monitor();
     /** Which node, if any, owns the socket whose local port is `port`. */
     Integer originOf(int peerPort, int proxyPort);
+    /** Whether the metadata-log fetches of `originNode` are held (hold_metadata). */
+    boolean metadataHeld(Integer originNode);
+  }
+
+  /** Kafka api keys the controller proxy tells apart (clients/.../message/*Request.json). */
+  static final int API_FETCH = 1;
+  static final int API_API_VERSIONS = 18;
+  static final int API_FETCH_SNAPSHOT = 59;
+
+  /**
+   * What the first request frames of a connection make of it: null while only
+   * ApiVersions (or nothing) went by, then true for a raft connection (Fetch or
+   * FetchSnapshot first), false for any other (heartbeat, registration, AlterPartition).
+   */
+  static Boolean classify(Boolean sofar, int apiKey) {
+    if (sofar != null || apiKey == API_API_VERSIONS) return sofar;
+    return apiKey == API_FETCH || apiKey == API_FETCH_SNAPSHOT;
+  }
+
+  /** The api key of a request frame (the header's first two bytes), or -1 when too short. */
+  static int apiKeyOf(byte[] frame) {
+    return frame.length < 8 ? -1 : ((frame[0] & 0xff) << 8) | (frame[1] & 0xff);
   }
 
   final int node;
@@ -53,6 +89,9 @@ final class TcpProxy implements AutoCloseable {
   private final AtomicInteger dropped = new AtomicInteger();
   private final AtomicInteger dropProduceRequests = new AtomicInteger();
   private final AtomicInteger droppedRequests = new AtomicInteger();
+  // Raft request frames that waited for a metadata hold, and raft connections seen.
+  private final AtomicInteger heldFrames = new AtomicInteger();
+  private final AtomicInteger raftConnections = new AtomicInteger();
   private volatile boolean closed;
 
   TcpProxy(int node, Listener listener, int upstreamPort, CutPolicy policy) throws IOException {
@@ -89,12 +128,24 @@ final class TcpProxy implements AutoCloseable {
     return droppedRequests.get();
   }
 
+  /** Raft request frames that had to wait for a metadata hold on this proxy. */
+  int heldMetadataFrames() {
+    return heldFrames.get();
+  }
+
+  /** Connections this proxy classified as raft (metadata log) connections. */
+  int raftConnectionsSeen() {
+    return raftConnections.get();
+  }
+
   /** The open connections: "origin->node:listener" (origin "external" when no node owns it). */
   java.util.List<String> connections() {
     java.util.List<String> out = new java.util.ArrayList<>();
     for (Conn c : conns) {
       out.add((c.origin == null ? "external" : c.origin.toString()) + "->" + node + ":" + listener.name().toLowerCase()
-          + (policy.frozen(node, listener, c.origin) ? " (frozen)" : ""));
+          + (Boolean.TRUE.equals(c.raft) ? " raft" : "")
+          + (policy.frozen(node, listener, c.origin) ? " (frozen)" : "")
+          + (Boolean.TRUE.equals(c.raft) && policy.metadataHeld(c.origin) ? " (metadata held)" : ""));
     }
     java.util.Collections.sort(out);
     return out;
@@ -163,10 +214,21 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
+  private void waitWhileMetadataHeld(Integer origin) throws InterruptedException {
+    Object m = policy.monitor();
+    synchronized (m) {
+      while (!closed && policy.metadataHeld(origin)) {
+        m.wait(200);
+      }
+    }
+  }
+
   private final class Conn {
     final Socket down;
     final Socket up;
     final Integer origin;
+    // Controller proxy: whether this is a raft connection (null: not known yet).
+    volatile Boolean raft;
     // Correlation ids of Produce requests in flight on this connection (client proxy).
     final Set<Integer> produceCorrelations = ConcurrentHashMap.newKeySet();
     final AtomicInteger finished = new AtomicInteger();
@@ -184,7 +246,7 @@ final class TcpProxy implements AutoCloseable {
       try {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
-        if (listener == Listener.CLIENT) {
+        if (listener == Listener.CLIENT || listener == Listener.CONTROLLER) {
           framed(new DataInputStream(in), new DataOutputStream(out), toUpstream);
         } else {
           raw(in, out);
@@ -229,7 +291,20 @@ final class TcpProxy implements AutoCloseable {
         byte[] frame = new byte[size];
         in.readFully(frame);
         waitWhileFrozen(origin);
-        if (request) {
+        if (request && listener == Listener.CONTROLLER) {
+          Boolean before = raft;
+          raft = classify(before, apiKeyOf(frame));
+          if (before == null && Boolean.TRUE.equals(raft)) {
+            raftConnections.incrementAndGet();
+            Log.info("proxy " + node + "/" + listener + ": connection from " + origin + " is a raft connection");
+          }
+          if (Boolean.TRUE.equals(raft) && policy.metadataHeld(origin)) {
+            heldFrames.incrementAndGet();
+            waitWhileMetadataHeld(origin);
+            // A cut that began during the hold freezes the frame further.
+            waitWhileFrozen(origin);
+          }
+        } else if (request && listener == Listener.CLIENT) {
           if (size >= 8) {
             int apiKey = ((frame[0] & 0xff) << 8) | (frame[1] & 0xff);
             int correlation = readInt(frame, 4);
@@ -241,7 +316,7 @@ final class TcpProxy implements AutoCloseable {
             }
             if (apiKey == 0) produceCorrelations.add(correlation);
           }
-        } else if (size >= 4) {
+        } else if (!request && listener == Listener.CLIENT && size >= 4) {
           int correlation = readInt(frame, 0);
           if (produceCorrelations.remove(correlation)) {
             if (dropProduceResponses.getAndUpdate(v -> v > 0 ? v - 1 : 0) > 0) {
