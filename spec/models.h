@@ -84,6 +84,11 @@ inline std::string model_names_text() {
   return text;
 }
 
+// The error for a name no row has.
+inline io::ConfigError unknown_model(std::string_view name) {
+  return io::ConfigError("model", "unknown model \"" + std::string(name) + "\"; allowed: " + model_names_text());
+}
+
 inline bool is_model_name(std::string_view name) {
   for (const std::string& n : model_names()) {
     if (n == name) return true;
@@ -98,7 +103,7 @@ inline std::vector<NameRow> listing_of(std::string_view name, std::string_view w
   bool found = false;
   std::apply([&](const auto&... row) { ((row.name == name ? (rows = row.listing(what), found = true) : false), ...); },
              kModels);
-  if (!found) throw io::ConfigError("model", "unknown model \"" + std::string(name) + "\"; allowed: " + model_names_text());
+  if (!found) throw unknown_model(name);
   return rows;
 }
 
@@ -120,7 +125,7 @@ decltype(auto) with_model_at(std::string_view name, const nlohmann::json* docume
   const auto& row = std::get<I>(kModels);
   if constexpr (I + 1 == kModelCount) {
     if (row.name != name) {
-      throw io::ConfigError("model", "unknown model \"" + std::string(name) + "\"; allowed: " + model_names_text());
+      throw unknown_model(name);
     }
   } else {
     if (row.name != name) return with_model_at<I + 1>(name, document, overrides, std::forward<F>(f), guard);
