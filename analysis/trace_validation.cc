@@ -1,0 +1,272 @@
+// Trace validation of a recorded Kafka execution against the partition model (see
+// trace_validation.h): the event-to-action mapping and the observation projection.
+#include "analysis/trace_validation.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "checker/bfs/constrained_search.h"
+#include "counterexamples/export/export_scenario.h"
+#include "counterexamples/export/model_cluster.h"
+#include "counterexamples/scenario/scenario_reader.h"
+#include "counterexamples/trace/trace_writer.h"
+#include "spec/partition/partition_model.h"
+
+namespace isr::analysis {
+
+using nlohmann::json;
+using counterexamples::RecordedEvent;
+using Model = spec::PartitionModel;
+using C = checker::Constraint<Model>;
+
+namespace {
+
+// What the search checks for one recorded event, and how to explain a failure there.
+struct Step {
+  C constraint;
+  std::size_t event = 0;              // index into the recording's events
+  std::optional<cut::Condition> condition;  // an Observe of observables: for the differences
+};
+
+cut::Condition outcome_condition(int record, cut::SendResult outcome) {
+  cut::Condition c;
+  c.sends[record] = outcome;
+  return c;
+}
+
+C observe(const Model& model, cut::Condition condition) {
+  C c;
+  c.kind = C::Kind::Observe;
+  c.holds = [&model, condition = std::move(condition)](const spec::State& s) {
+    return cut::mismatches(condition, counterexamples::observe(model, s)).empty();
+  };
+  return c;
+}
+
+// A Take of the external action of `kind` whose JSON has every field of `fields`
+// (response_lost: false means the field is absent, as the model writes it).
+C take(const Model& model, std::string kind, json fields) {
+  C c;
+  c.kind = C::Kind::Take;
+  c.matches = [&model, kind = std::move(kind), fields = std::move(fields)](const spec::State&, const spec::Action& a) {
+    if (model.action_kind(a) != kind) return false;
+    const json j = model.action_to_json(a);
+    for (const auto& [key, value] : fields.items()) {
+      if (j.value(key, json(false)) != value) return false;
+    }
+    return true;
+  };
+  return c;
+}
+
+// The steps of one event, in order: a fault or a client operation is a Take (and a client
+// call's outcome an Observe after it: the outcome is what the client saw when the call
+// returned, which the model may reach only after internal actions, e.g. an acks=all ack).
+std::vector<Step> steps_of(const Model& model, const RecordedEvent& e, std::size_t index) {
+  std::vector<Step> out;
+  auto add = [&](C c, std::optional<cut::Condition> condition = std::nullopt) {
+    out.push_back({std::move(c), index, std::move(condition)});
+  };
+  if (e.kind == "observe") {
+    cut::Condition condition = counterexamples::scenario_condition(e.observed, "state");
+    add(observe(model, condition), condition);
+  } else if (e.kind == "fault") {
+    if (e.op == "crash") add(take(model, "Crash", {{"node", e.node}, {"mode", e.crash_kind}}));
+    else if (e.op == "restart") add(take(model, "Restart", {{"node", e.node}}));
+    else if (e.op == "cut") add(take(model, "Cut", {{"node", e.node}, {"side", e.side}}));
+    else if (e.op == "heal") add(take(model, "Heal", {{"node", e.node}, {"side", e.side}}));
+    else if (e.op == "pause") add(take(model, "Pause", {{"node", e.node}}));
+    else if (e.op == "resume") add(take(model, "Resume", {{"node", e.node}}));
+    else if (e.op == "elect_preferred") add(take(model, "PreferredElection", {{"leader", e.leader}}));
+  } else if (e.op == "produce" || e.op == "expire_send") {
+    if (e.op == "produce") {
+      add(take(model, "Produce", {{"broker", e.broker}, {"record", e.record}, {"response_lost", e.response_lost}}));
+    } else {
+      add(take(model, "ProduceTimeout", {{"record", e.record}}));
+    }
+    const cut::Condition condition = outcome_condition(e.record, *e.outcome);
+    add(observe(model, condition), condition);
+  } else if (e.op == "consume") {
+    const int offset = e.offset, broker = e.broker;
+    if (e.read) {
+      C c;
+      c.kind = C::Kind::Take;
+      const int read = *e.read;
+      c.matches = [&model, offset, broker, read](const spec::State& s, const spec::Action& a) {
+        if (model.action_kind(a) != "Consume" || s.consumer.position != offset) return false;
+        if (model.action_to_json(a).value("broker", -1) != broker) return false;
+        return model.next_state(s, a).consumer.read[offset] == read;
+      };
+      add(std::move(c));
+    } else {
+      // Nothing readable at that offset from that broker: no Consume of it is enabled.
+      C c;
+      c.kind = C::Kind::Observe;
+      c.holds = [&model, offset, broker](const spec::State& s) {
+        if (s.consumer.position != offset) return true;
+        bool readable = false;
+        model.for_each_action(s, [&](const spec::Action& a) {
+          if (model.action_kind(a) == "Consume" && model.action_to_json(a).value("broker", -1) == broker) {
+            readable = true;
+          }
+        });
+        return !readable;
+      };
+      add(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* verdict_name(ValidationResult::Verdict v) {
+  switch (v) {
+    case ValidationResult::Verdict::Explained: return "explained";
+    case ValidationResult::Verdict::Unexplained: return "unexplained";
+    case ValidationResult::Verdict::Incomplete: return "incomplete";
+  }
+  return "?";
+}
+
+json ValidationResult::to_json() const {
+  json out = {{"verdict", verdict_name(verdict)}, {"events", events},        {"explained", explained},
+              {"states_kept", states_kept}};
+  if (verdict != Verdict::Explained) {
+    out["event_seq"] = event_seq;
+    out["event"] = event;
+  }
+  if (verdict == Verdict::Unexplained) {
+    out["why"] = why;
+    out["nearest_states"] = nearest_count;
+    out["differences"] = differences;
+    out["enabled_external"] = enabled_external;
+  }
+  return out;
+}
+
+ValidationResult validate_recording(const counterexamples::Recording& recording, const spec::Config& config,
+                                    const ValidateOptions& options) {
+  const Model model(config);
+  ValidationResult result;
+  // Groups of the engine: consecutive events with the same `group` form one (any order
+  // among them); the outcome of a grouped client call is checked once the group is done.
+  std::vector<std::vector<Step>> groups;
+  std::vector<std::size_t> validated;  // indices of the events that constrain the search
+  for (std::size_t i = 0; i < recording.events.size(); ++i) {
+    const RecordedEvent& e = recording.events[i];
+    if (e.kind == "note") continue;
+    validated.push_back(i);
+    std::vector<Step> steps = steps_of(model, e, i);
+    const bool joins = e.group && i > 0 && !groups.empty() &&
+                       recording.events[groups.back().front().event].group == e.group;
+    if (!e.group) {
+      for (Step& s : steps) groups.push_back({std::move(s)});
+    } else if (joins) {
+      groups.back().push_back(std::move(steps.front()));
+      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
+    } else {
+      groups.push_back({std::move(steps.front())});
+      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
+    }
+  }
+  result.events = validated.size();
+
+  std::vector<std::vector<C>> constraints;
+  for (const auto& g : groups) {
+    constraints.emplace_back();
+    for (const Step& s : g) constraints.back().push_back(s.constraint);
+  }
+  checker::ConstrainedSearchLimits limits;
+  limits.max_internal = options.max_internal;
+  limits.max_states = options.max_states;
+  limits.stop = options.stop;
+  auto internal = [&model](const spec::Action& a) { return !counterexamples::is_harness_action(model.action_kind(a)); };
+  const auto found = checker::constrained_search(model, constraints, internal, limits);
+  result.states_kept = found.states_kept;
+
+  using Outcome = checker::ConstrainedSearchResult<Model>::Outcome;
+  if (found.outcome == Outcome::Explained) {
+    result.verdict = ValidationResult::Verdict::Explained;
+    result.explained = result.events;
+    json steps = json::array();
+    for (std::size_t i = 0; i < found.states.size(); ++i) {
+      json step = {{"index", i}};
+      if (i == 0) {
+        step["action"] = nullptr;
+        step["action_name"] = "Init";
+      } else {
+        step["action"] = model.action_to_json(found.actions[i - 1]);
+        step["action_name"] = model.action_name(found.actions[i - 1]);
+      }
+      step["state"] = model.state_to_json(found.states[i]);
+      steps.push_back(std::move(step));
+    }
+    result.trace = counterexamples::make_trace(
+        "partition", model.config_json(), "validation",
+        "the model's run of the recording of " + recording.header.value("scenario", std::string("a run")),
+        "validate", steps);
+    return result;
+  }
+
+  // The event at which the search stopped: in a group, the first one not yet met by all.
+  const std::vector<Step>& group = groups[found.group];
+  std::size_t failing = found.matched_in_group < group.size() ? found.matched_in_group : 0;
+  if (group.size() > 1 && !found.nearest.empty()) {
+    const std::uint64_t mask = found.nearest.front().second;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      if (!(mask & (1ull << i))) {
+        failing = i;
+        break;
+      }
+  }
+  const Step& step = group.size() > 1 ? group[failing] : group.front();
+  const RecordedEvent& event = recording.events[step.event];
+  result.event_seq = event.seq;
+  result.event = event_text(event);
+  result.explained = static_cast<std::size_t>(
+      std::find(validated.begin(), validated.end(), step.event) - validated.begin());
+  if (found.outcome == Outcome::Incomplete) {
+    result.verdict = ValidationResult::Verdict::Incomplete;
+    return result;
+  }
+  result.verdict = ValidationResult::Verdict::Unexplained;
+  result.nearest_count = found.nearest_count;
+  const std::string within = "within " + std::to_string(options.max_internal) + " internal actions";
+  if (step.constraint.kind == C::Kind::Observe) {
+    result.why = "no model state reached " + within + " shows what was observed";
+    if (step.condition) {
+      // The nearest state: the one that differs in the fewest observables.
+      std::size_t best = static_cast<std::size_t>(-1);
+      for (const auto& [s, mask] : found.nearest) {
+        std::vector<std::string> d = cut::mismatches(*step.condition, counterexamples::observe(model, s));
+        if (d.size() < best) {
+          best = d.size();
+          result.differences = std::move(d);
+        }
+      }
+      // mismatches() words it "expected <recorded>, observed <model>": say which is which.
+      for (std::string& d : result.differences) {
+        const std::size_t at = d.find(": expected ");
+        const std::size_t model_at = d.find(", observed ");
+        if (at == std::string::npos || model_at == std::string::npos) continue;
+        d = d.substr(0, at) + ": recorded " + d.substr(at + 11, model_at - at - 11) + ", model " +
+            d.substr(model_at + 11);
+      }
+    }
+  } else {
+    result.why = "no model state reached " + within + " can do it";
+    std::set<std::string> names;
+    for (const auto& [s, mask] : found.nearest) {
+      model.for_each_action(s, [&](const spec::Action& a) {
+        if (!internal(a) && names.size() < 16) names.insert(model.action_name(a));
+      });
+    }
+    result.enabled_external.assign(names.begin(), names.end());
+  }
+  return result;
+}
+
+}  // namespace isr::analysis
