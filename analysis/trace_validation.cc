@@ -252,8 +252,14 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
         const std::size_t at = d.find(": expected ");
         const std::size_t model_at = d.find(", observed ");
         if (at == std::string::npos || model_at == std::string::npos) continue;
-        d = d.substr(0, at) + ": recorded " + d.substr(at + 11, model_at - at - 11) + ", model " +
-            d.substr(model_at + 11);
+        const std::string name = d.substr(0, at);
+        std::string recorded = d.substr(at + 11, model_at - at - 11), in_model = d.substr(model_at + 11);
+        // A node or HW of -1 is cut::kNone: no leader, no acting leader's HW.
+        const bool node_or_hw = name == "hw" || (name.find("leader") != std::string::npos &&
+                                                 name.find("epoch") == std::string::npos);
+        if (node_or_hw && recorded == "-1") recorded = "none";
+        if (node_or_hw && in_model == "-1") in_model = "none";
+        d = name + ": recorded " + recorded + ", model " + in_model;
       }
     }
   } else {

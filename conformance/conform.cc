@@ -126,7 +126,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
       return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_started).count();
     };
     long long event_started = 0;
-    auto record = [&](json event) {
+    auto record_event = [&](json event) {
       // What the adapter did around the call first (steering holds, mappings): notes.
       const std::vector<std::string>& notes = cluster->notes();
       for (; notes_recorded < notes.size(); ++notes_recorded) {
@@ -141,7 +141,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
       r.recording.push_back(std::move(line));
     };
     auto record_observation = [&](bool met) {
-      record({{"kind", "observe"},
+      record_event({{"kind", "observe"},
               {"condition_met", met},
               {"state", counterexamples::recorded_observation(cluster->last_observation(), kUnknownObservable)}});
     };
@@ -179,7 +179,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
           event["broker"] = st.value("broker", 0);
           event["response_lost"] = st.value("response_lost", false);
         }
-        record(event);
+        record_event(event);
         const std::string expect = st.value("expect", "");
         if (expect != cut::send_result_name(got)) {
           diverge(current, current_text, "send of record " + std::to_string(record) + " " + expect,
@@ -192,7 +192,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         const std::optional<int> got = cluster->consume(offset, st.value("broker", 0));
         const json expect = st.value("expect_record", json());
         const json got_json = got ? json(*got) : json();
-        record({{"kind", "client"}, {"op", "consume"}, {"offset", offset}, {"broker", st.value("broker", 0)},
+        record_event({{"kind", "client"}, {"op", "consume"}, {"offset", offset}, {"broker", st.value("broker", 0)},
                 {"read", got_json}});
         if (expect != got_json) {
           diverge(current, current_text, "offset " + std::to_string(offset) + " holds " + expect.dump(),
@@ -203,24 +203,24 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         std::optional<int> leader_after;
         if (st.contains("leader_after") && st["leader_after"].is_number_integer()) leader_after = st["leader_after"].get<int>();
         cluster->crash(st.value("node", 0), scenario_crash_kind(st.value("kind", ""), "kind"), leader_after);
-        record({{"kind", "fault"}, {"op", "crash"}, {"node", st.value("node", 0)}, {"crash_kind", st.value("kind", "")}});
+        record_event({{"kind", "fault"}, {"op", "crash"}, {"node", st.value("node", 0)}, {"crash_kind", st.value("kind", "")}});
       } else if (op == "restart") {
         cluster->restart(st.value("node", 0));
-        record({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       } else if (op == "cut" || op == "heal") {
         const cut::NetworkSide side = scenario_side(st.value("side", ""), "side");
         if (op == "cut") cluster->cut(st.value("node", 0), side);
         else cluster->heal(st.value("node", 0), side);
-        record({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}, {"side", st.value("side", "")}});
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}, {"side", st.value("side", "")}});
       } else if (op == "elect_preferred") {
         cluster->elect_preferred(st.value("leader", 0));
-        record({{"kind", "fault"}, {"op", op}, {"leader", st.value("leader", 0)}});
+        record_event({{"kind", "fault"}, {"op", op}, {"leader", st.value("leader", 0)}});
       } else if (op == "pause") {
         cluster->pause(st.value("node", 0));
-        record({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       } else if (op == "resume") {
         cluster->resume(st.value("node", 0));
-        record({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       }
       ++r.steps_run;
     }

@@ -17,6 +17,7 @@
 #include "counterexamples/scenario/scenario_reader.h"
 #include "io/files.h"
 #include "spec/partition/config.h"
+#include "tests/trace_test_support.h"
 
 namespace isr::analysis {
 namespace {
@@ -208,6 +209,61 @@ TEST(TraceValidation, TheCorruptedRecordingIsUnexplainedAtThePlantedElection) {
   bool leader_differs = false;
   for (const std::string& d : r.differences) leader_differs = leader_differs || d.rfind("leader: recorded 1", 0) == 0;
   EXPECT_TRUE(leader_differs) << r.to_json().dump(1);
+  // The planted change is exactly an unclean election: with unclean election on, the model explains it.
+  spec::Config unclean = spec::load_config(&rec.header["model_config"], {"unclean_leader_election=true"});
+  EXPECT_EQ(validate_recording(rec, unclean, ValidateOptions{}).verdict, V::Explained);
+}
+
+// `isrcheck validate` end to end (ISRCHECK_BINARY): verdicts, exit codes, the trace it
+// writes (rendered and replayed), bad input.
+TEST(ValidateCli, ExitCodesTraceAndBadInput) {
+  using trace_test::run_isrcheck;
+  const std::string real = "'" + kRecordings + "e-unclean-off-offline.jsonl'";
+  const std::string trace = trace_test::temp_path("validate-trace.json");
+  trace_test::Run r = run_isrcheck("validate " + real + " --trace-out '" + trace + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("explained: 7 events of e-unclean-off-offline by a model trace of ", 0), 0u) << r.out;
+  r = run_isrcheck("replay '" + trace + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("reproduced"), std::string::npos) << r.out;
+  r = run_isrcheck("render '" + trace + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Explanation: validation", 0), 0u) << r.out;
+  std::remove(trace.c_str());
+
+  r = run_isrcheck("validate '" + kRecordings + "e-unclean-off-offline-corrupted.jsonl'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("unexplained at event 6 (5 of 7 events explained): observe ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("nearest model states reached: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    leader: recorded 1, model none\n"), std::string::npos) << r.out;
+
+  r = run_isrcheck("validate " + real + " --json -");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(json::parse(r.out)["verdict"], "explained") << r.out;
+
+  r = run_isrcheck("validate " + real + " --max-internal 65");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--max-internal: 65 is not allowed (an integer from 0 to 64)"), std::string::npos) << r.err;
+  r = run_isrcheck("validate " + real + " --model kraft");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--model: \"kraft\" is not allowed (partition"), std::string::npos) << r.err;
+  r = run_isrcheck("validate " + real + " --set acks=2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("acks"), std::string::npos) << r.err;
+  r = run_isrcheck("validate " + real + " --max-states 2");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("incomplete at event "), std::string::npos) << r.out;
+
+  const std::string bad = trace_test::temp_path("bad-recording.jsonl");
+  std::ofstream(bad) << header_line(json::object()) << R"({"seq":1,"kind":"fault","op":"crash","node":0})" << "\n";
+  r = run_isrcheck("validate '" + bad + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 2: crash_kind: missing is not allowed (kill, clean, power, disk)"), std::string::npos)
+      << r.err;
+  std::remove(bad.c_str());
+  r = run_isrcheck("validate /nonexistent/run.jsonl");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/run.jsonl"), std::string::npos) << r.err;
 }
 
 }  // namespace
