@@ -12,7 +12,9 @@
 #include "counterexamples/export/model_cluster.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/trace/trace_writer.h"
+#include "checker/store/fingerprint.h"
 #include "spec/partition/partition_model.h"
+#include "spec/partition/queries.h"
 
 namespace isr::analysis {
 
@@ -40,6 +42,14 @@ C observe(const Model& model, cut::Condition condition) {
   C c;
   c.kind = C::Kind::Observe;
   c.holds = [&model, condition = std::move(condition)](const spec::State& s) {
+    // The projection goes through the state's JSON (counterexamples::observable_state), the
+    // cost of the search: first the fields read straight from the state, the same values
+    // the projection copies (a replica's leo, its node's alive), reject most states.
+    for (const auto& [id, r] : condition.replicas) {
+      if (id < 0 || id >= spec::kMaxReplicas) continue;
+      if (r.leo && *r.leo != s.replicas[id].leo) return false;
+      if (r.alive && *r.alive != (s.nodes[id].alive != 0)) return false;
+    }
     return cut::mismatches(condition, counterexamples::observe(model, s)).empty();
   };
   return c;
@@ -134,6 +144,9 @@ const char* verdict_name(ValidationResult::Verdict v) {
 json ValidationResult::to_json() const {
   json out = {{"verdict", verdict_name(verdict)}, {"events", events},        {"explained", explained},
               {"states_kept", states_kept}};
+  json r = json::array();
+  for (const auto& [layer, closure] : rounds) r.push_back({{"explaining", layer}, {"closure", closure}});
+  out["rounds"] = r;
   if (verdict != Verdict::Explained) {
     out["event_seq"] = event_seq;
     out["event"] = event;
@@ -184,8 +197,36 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   limits.max_states = options.max_states;
   limits.stop = options.stop;
   auto internal = [&model](const spec::Action& a) { return !counterexamples::is_harness_action(model.action_kind(a)); };
-  const auto found = checker::constrained_search(model, constraints, internal, limits);
+  // Components no event still to come can read (the recording says which faults come):
+  // states that differ only there are one state for the search. A replica's HW
+  // checkpoint is read only when its node stops (faults.cc forget_process_state, then
+  // apply_restart): dead for a live node that the recording never crashes again, unless
+  // the ZooKeeper-mode controller's internal BrokerBounce may stop it. Its `flushed` is
+  // read only by a power loss (apply_crash truncates to it): dead for a node the
+  // recording never power-crashes again. Neither is observable.
+  std::vector<uint32_t> crashes_from(groups.size() + 1, 0), power_from(groups.size() + 1, 0);
+  for (std::size_t g = groups.size(); g-- > 0;) {
+    crashes_from[g] = crashes_from[g + 1];
+    power_from[g] = power_from[g + 1];
+    for (const Step& st : groups[g]) {
+      const RecordedEvent& e = recording.events[st.event];
+      if (e.kind != "fault" || e.op != "crash" || e.node < 0 || e.node >= 32) continue;
+      crashes_from[g] |= 1u << e.node;
+      if (e.crash_kind == "power") power_from[g] |= 1u << e.node;
+    }
+  }
+  const bool bounces = spec::rules::zk_mode(config);
+  auto key = [&](const spec::State& s, std::size_t g) {
+    spec::State k = s;
+    for (int n = 0; n < spec::kMaxReplicas; ++n) {
+      if (!(power_from[g] >> n & 1u)) k.replicas[n].flushed = 0;
+      if (!bounces && k.nodes[n].alive && !(crashes_from[g] >> n & 1u)) k.replicas[n].hw_checkpoint = 0;
+    }
+    return checker::fingerprint(k);
+  };
+  const auto found = checker::constrained_search(model, constraints, internal, limits, key);
   result.states_kept = found.states_kept;
+  result.rounds = found.rounds;
 
   using Outcome = checker::ConstrainedSearchResult<Model>::Outcome;
   if (found.outcome == Outcome::Explained) {

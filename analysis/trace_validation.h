@@ -26,7 +26,7 @@
 namespace isr::analysis {
 
 struct ValidateOptions {
-  int max_internal = 16;               // internal model actions allowed between two recorded events
+  int max_internal = 8;               // internal model actions allowed between two recorded events
   std::size_t max_states = 1'000'000;  // model states kept before giving up (incomplete)
   const std::atomic<bool>* stop = nullptr;
 };
@@ -47,6 +47,9 @@ struct ValidationResult {
   std::vector<std::string> enabled_external;  // a Take that failed: what the harness could have done there
   nlohmann::json trace;         // explained: the model's trace (format v1, engine "validate")
   std::size_t states_kept = 0;
+  // Per engine constraint met (an event, or a client call's outcome): the states that
+  // explained everything before it and the states their internal closure reached.
+  std::vector<std::pair<std::size_t, std::size_t>> rounds;
   nlohmann::json to_json() const;
 };
 

@@ -23,7 +23,7 @@ namespace {
 struct ValidateCliOptions {
   std::string recording;
   ConfigOptions config;
-  int max_internal = 16;
+  int max_internal = 8;
   std::string max_states = "1000000";
   std::string trace_out;
   std::string json_out;

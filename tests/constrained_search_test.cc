@@ -53,7 +53,9 @@ TEST(ConstrainedSearch, ExplainsEventsWithInternalStepsBetweenThem) {
   bool saw_2_0 = false;
   for (std::size_t i = 0; i < r.actions.size(); ++i) {
     external += r.actions[i].process == 1;
-    if (r.actions[i].process == 1) EXPECT_TRUE(saw_2_0);
+    if (r.actions[i].process == 1) {
+      EXPECT_TRUE(saw_2_0);
+    }
     saw_2_0 = saw_2_0 || (r.states[i + 1].counter[0] == 2 && r.states[i + 1].counter[1] == 0);
   }
   EXPECT_EQ(external, 1);

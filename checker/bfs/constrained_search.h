@@ -63,12 +63,20 @@ struct ConstrainedSearchResult {
   std::vector<typename M::State> states;
   std::vector<typename M::Action> actions;
   std::size_t states_kept = 0;  // path nodes stored
+  // Per constraint met, in order: the states that explained the events before it and the
+  // states their internal closure reached (the work the search did there).
+  std::vector<std::pair<std::size_t, std::size_t>> rounds;
   static constexpr std::size_t kNearestKept = 4096;
 };
 
-template <Model M, class IsInternal>
+// `key(state, g)` is the fingerprint two states share when no event from group g on can
+// tell them apart (the caller knows the events still to come: a component no remaining
+// event reads is dead, and states that differ only there need one search); the search
+// keeps one of them, a real state, so the path it reports is a real path.
+template <Model M, class IsInternal, class Key>
 ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<std::vector<Constraint<M>>>& groups,
-                                              IsInternal&& is_internal, const ConstrainedSearchLimits& limits) {
+                                              IsInternal&& is_internal, const ConstrainedSearchLimits& limits,
+                                              Key&& key) {
   using State = typename M::State;
   using Action = typename M::Action;
   using Result = ConstrainedSearchResult<M>;
@@ -95,7 +103,7 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
   {
     Seen seen;
     for (const State& s : model.initial_states()) {
-      if (!seen.insert({fingerprint(s), 0}).second) continue;
+      if (!seen.insert({key(s, 0), 0}).second) continue;
       nodes.push_back({s, -1, Action{}});
       layer.push_back({static_cast<long>(nodes.size()) - 1, 0});
     }
@@ -120,7 +128,7 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
       std::vector<Entry> closure;
       std::vector<std::pair<Entry, int>> queue;
       for (const Entry& e : layer) {
-        if (seen.insert({fingerprint(nodes[e.node].state), e.mask}).second) queue.push_back({e, 0});
+        if (seen.insert({key(nodes[e.node].state, g), e.mask}).second) queue.push_back({e, 0});
       }
       for (std::size_t head = 0; head < queue.size(); ++head) {
         const auto [e, depth] = queue[head];
@@ -134,7 +142,7 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
         for (const Action& a : actions) {
           if (!is_internal(a)) continue;
           State next = model.next_state(nodes[e.node].state, a);
-          if (!seen.insert({fingerprint(next), e.mask}).second) continue;
+          if (!seen.insert({key(next, g), e.mask}).second) continue;
           nodes.push_back({next, e.node, a});
           queue.push_back({{static_cast<long>(nodes.size()) - 1, e.mask}, depth + 1});
         }
@@ -154,7 +162,7 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
           if (e.mask & bit) continue;
           const Constraint<M>& c = group[i];
           if (c.kind == Constraint<M>::Kind::Observe) {
-            if (c.holds(s) && next_seen.insert({fingerprint(s), e.mask | bit}).second) {
+            if (c.holds(s) && next_seen.insert({key(s, g), e.mask | bit}).second) {
               next_layer.push_back({e.node, e.mask | bit});
             }
             continue;
@@ -166,12 +174,13 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
           for (const Action& a : actions) {
             if (is_internal(a) || !c.matches(s, a)) continue;
             State next = model.next_state(s, a);
-            if (!next_seen.insert({fingerprint(next), e.mask | bit}).second) continue;
+            if (!next_seen.insert({key(next, g), e.mask | bit}).second) continue;
             nodes.push_back({next, e.node, a});
             next_layer.push_back({static_cast<long>(nodes.size()) - 1, e.mask | bit});
           }
         }
       }
+      result.rounds.push_back({layer.size(), closure.size()});
       if (next_layer.empty()) {
         result.outcome = Result::Outcome::Unexplained;
         result.nearest_count = closure.size();
@@ -198,6 +207,14 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
     if (i + 1 < path.size()) result.actions.push_back(nodes[path[i]].action);
   }
   return result;
+}
+
+// Without knowledge of the events to come: states are told apart by their bytes.
+template <Model M, class IsInternal>
+ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<std::vector<Constraint<M>>>& groups,
+                                              IsInternal&& is_internal, const ConstrainedSearchLimits& limits) {
+  return constrained_search(model, groups, is_internal, limits,
+                            [](const typename M::State& s, std::size_t) { return fingerprint(s); });
 }
 
 }  // namespace isr::checker
