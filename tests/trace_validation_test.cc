@@ -118,7 +118,14 @@ TEST(RecordingFormat, BadLinesNameTheLineTheFieldAndTheAllowedValues) {
   EXPECT_NE(error(header + R"({"seq":1,"kind":"client","op":"produce","record":1,"broker":0,"outcome":"ok"})")
                 .find("line 2: outcome: \"ok\" is not allowed (a send result: unsent, pending, acked"),
             std::string::npos);
-  EXPECT_NE(error(header + R"({"seq":1,"kind":"observe","state":{"isr":3}})").find("line 2: state.isr: not an array"),
+  EXPECT_NE(error(header + R"({"seq":1,"kind":"observe","state":{"isr":3}})")
+                .find("line 2: state.isr: not allowed (an array of node ids)"),
+            std::string::npos);
+  EXPECT_NE(error(header + R"({"seq":1,"kind":"observe","state":{"replicas":{"zero":{}}}})")
+                .find("line 2: state.replicas.zero: not allowed (a node id (digits) as the key)"),
+            std::string::npos);
+  EXPECT_NE(error(header + R"({"seq":1,"kind":"observe","state":{"leaders":1}})")
+                .find("line 2: state.leaders: not allowed (one of leader, leader_epoch, isr"),
             std::string::npos);
   EXPECT_NE(error(header + "{\"seq\":1,\"kind\":\"gossip\"}").find("line 2: kind: \"gossip\" is not allowed (fault, client, observe, note)"),
             std::string::npos);

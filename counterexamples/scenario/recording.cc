@@ -64,6 +64,63 @@ cut::SendResult outcome_of(const Line& line, const std::string& field) {
   return *r;
 }
 
+// The observable-state object of an observe event, checked field by field before the
+// scenario reader turns it into a condition (which assumes the shape).
+void check_observation(const json& state, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& allowed) {
+    throw std::invalid_argument(where + ": state." + field + ": not allowed (" + allowed + ")");
+  };
+  auto node_or_null = [](const json& v) { return v.is_null() || v.is_number_integer(); };
+  auto ints = [](const json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); });
+  };
+  auto digits = [](const std::string& k) {
+    return !k.empty() && k.size() < 7 && std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  for (const auto& [key, v] : state.items()) {
+    if (key == "leader" || key == "hw") {
+      if (!node_or_null(v)) bad(key, "an integer or null");
+    } else if (key == "leader_epoch") {
+      if (!v.is_number_integer()) bad(key, "an integer");
+    } else if (key == "isr" || key == "elr" || key == "last_known_elr" || key == "fenced") {
+      if (!ints(v)) bad(key, "an array of node ids");
+    } else if (key == "replicas") {
+      if (!v.is_object()) bad(key, "an object of node id -> replica");
+      for (const auto& [id, r] : v.items()) {
+        const std::string f = "replicas." + id;
+        if (!digits(id)) bad(f, "a node id (digits) as the key");
+        if (!r.is_object()) bad(f, "an object with alive, leo, log, view");
+        if (r.contains("alive") && !r["alive"].is_boolean()) bad(f + ".alive", "true or false");
+        if (r.contains("leo") && !r["leo"].is_number_integer()) bad(f + ".leo", "an integer");
+        if (r.contains("log")) {
+          if (!r["log"].is_array()) bad(f + ".log", "an array of [leader epoch, record]");
+          for (const json& e : r["log"])
+            if (!ints(e) || e.size() != 2) bad(f + ".log", "an array of [leader epoch, record]");
+        }
+        if (r.contains("view") && !r["view"].is_null()) {
+          const json& view = r["view"];
+          if (!view.is_object() || !node_or_null(view.value("leader", json())) ||
+              !view.value("leader_epoch", json(0)).is_number_integer() || !ints(view.value("isr", json::array()))) {
+            bad(f + ".view", "null or {leader: id or null, leader_epoch: integer, isr: [ids]}");
+          }
+        }
+      }
+    } else if (key == "sends") {
+      if (!v.is_object()) bad(key, "an object of record id -> send result");
+      for (const auto& [record, result] : v.items()) {
+        if (!digits(record)) bad(key + "." + record, "a record id (digits) as the key");
+        if (!result.is_string() || !scenario_send_result(result.get<std::string>())) {
+          bad(key + "." + record,
+              "a send result: unsent, pending, acked, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, "
+              "REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER");
+        }
+      }
+    } else {
+      bad(key, "one of leader, leader_epoch, isr, elr, last_known_elr, fenced, hw, replicas, sends");
+    }
+  }
+}
+
 RecordedEvent parse_event(const json& doc, const std::string& where, int expected_seq) {
   if (!doc.is_object()) throw std::invalid_argument(where + ": not a JSON object");
   const Line line{doc, where};
@@ -77,6 +134,7 @@ RecordedEvent parse_event(const json& doc, const std::string& where, int expecte
   if (e.kind == "observe") {
     if (!doc.contains("state") || !doc["state"].is_object()) line.fail("state", "an observable-state object");
     e.observed = doc["state"];
+    check_observation(e.observed, where);
     try {
       (void)scenario_condition(e.observed, "state");
     } catch (const std::invalid_argument& err) {
