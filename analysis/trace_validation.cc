@@ -3,6 +3,7 @@
 #include "analysis/trace_validation.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <utility>
@@ -38,10 +39,22 @@ cut::Condition outcome_condition(int record, cut::SendResult outcome) {
   return c;
 }
 
-C observe(const Model& model, cut::Condition condition) {
+bool retriable(cut::SendResult r) {
+  using R = cut::SendResult;
+  return r == R::RequestTimedOut || r == R::NotEnoughReplicas || r == R::NotEnoughReplicasAfterAppend ||
+         r == R::NotLeaderOrFollower;
+}
+
+// `lenient`: records whose recorded `pending` also matches a retriable error of the model
+// (docs/conformance.md, "A retriable error before the trace's retry": a Kafka producer
+// that retries by itself shows the application nothing between a failed attempt and its
+// retry, where the model shows the attempt's error; kafka-clients Sender.completeBatch ->
+// canRetry -> reenqueueBatch). They are taken out of `condition` and checked here.
+C observe(const Model& model, cut::Condition condition, std::vector<int> lenient = {}) {
   C c;
   c.kind = C::Kind::Observe;
-  c.holds = [&model, condition = std::move(condition)](const spec::State& s) {
+  for (int record : lenient) condition.sends.erase(record);
+  c.holds = [&model, condition = std::move(condition), lenient = std::move(lenient)](const spec::State& s) {
     // The projection goes through the state's JSON (counterexamples::observable_state), the
     // cost of the search: first the fields read straight from the state, the same values
     // the projection copies (a replica's leo, its node's alive), reject most states.
@@ -50,7 +63,13 @@ C observe(const Model& model, cut::Condition condition) {
       if (r.leo && *r.leo != s.replicas[id].leo) return false;
       if (r.alive && *r.alive != (s.nodes[id].alive != 0)) return false;
     }
-    return cut::mismatches(condition, counterexamples::observe(model, s)).empty();
+    const cut::PartitionObservation o = counterexamples::observe(model, s);
+    for (int record : lenient) {
+      const auto it = o.sends.find(record);
+      const cut::SendResult r = it == o.sends.end() ? cut::SendResult::Unsent : it->second;
+      if (r != cut::SendResult::Pending && !retriable(r)) return false;
+    }
+    return cut::mismatches(condition, o).empty();
   };
   return c;
 }
@@ -74,14 +93,49 @@ C take(const Model& model, std::string kind, json fields) {
 // The steps of one event, in order: a fault or a client operation is a Take (and a client
 // call's outcome an Observe after it: the outcome is what the client saw when the call
 // returned, which the model may reach only after internal actions, e.g. an acks=all ack).
-std::vector<Step> steps_of(const Model& model, const RecordedEvent& e, std::size_t index) {
+// Whether the recorded producer retries by itself (retries > 0, or idempotent, which keeps
+// Kafka's retries), as the harness decides it: the header's producer settings, else the
+// model's configuration.
+bool producer_retries(const counterexamples::Recording& recording, const spec::Config& config) {
+  const json producer = recording.header.value("producer", json());
+  if (producer.is_object()) {
+    const json idempotent = producer.value("enable.idempotence", json(false));
+    const json retries = producer.value("retries", json(0));
+    return (idempotent.is_boolean() && idempotent.get<bool>()) ||
+           (retries.is_number_integer() && retries.get<long long>() > 0);
+  }
+  return config.idempotence || config.bounds.max_retries > 0;
+}
+
+// The records a recorded `pending` at event `index` may stand for a retriable error: the
+// producer retries by itself and the recording retries the record later.
+std::vector<int> lenient_records(const counterexamples::Recording& recording, std::size_t index, bool retries,
+                                 const std::map<int, cut::SendResult>& pending_candidates) {
+  std::vector<int> out;
+  if (!retries) return out;
+  for (const auto& [record, result] : pending_candidates) {
+    if (result != cut::SendResult::Pending) continue;
+    for (std::size_t j = index + 1; j < recording.events.size(); ++j) {
+      const RecordedEvent& later = recording.events[j];
+      if (later.kind == "client" && later.op == "produce" && later.record == record) {
+        out.push_back(record);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Step> steps_of(const Model& model, const counterexamples::Recording& recording, bool retries,
+                           std::size_t index) {
+  const RecordedEvent& e = recording.events[index];
   std::vector<Step> out;
   auto add = [&](C c, std::optional<cut::Condition> condition = std::nullopt) {
     out.push_back({std::move(c), index, std::move(condition)});
   };
   if (e.kind == "observe") {
     cut::Condition condition = counterexamples::scenario_condition(e.observed, "state");
-    add(observe(model, condition), condition);
+    add(observe(model, condition, lenient_records(recording, index, retries, condition.sends)), condition);
   } else if (e.kind == "fault") {
     if (e.op == "crash") add(take(model, "Crash", {{"node", e.node}, {"mode", e.crash_kind}}));
     else if (e.op == "restart") add(take(model, "Restart", {{"node", e.node}}));
@@ -97,7 +151,7 @@ std::vector<Step> steps_of(const Model& model, const RecordedEvent& e, std::size
       add(take(model, "ProduceTimeout", {{"record", e.record}}));
     }
     const cut::Condition condition = outcome_condition(e.record, *e.outcome);
-    add(observe(model, condition), condition);
+    add(observe(model, condition, lenient_records(recording, index, retries, condition.sends)), condition);
   } else if (e.op == "consume") {
     const int offset = e.offset, broker = e.broker;
     if (e.read) {
@@ -168,11 +222,12 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   // among them); the outcome of a grouped client call is checked once the group is done.
   std::vector<std::vector<Step>> groups;
   std::vector<std::size_t> validated;  // indices of the events that constrain the search
+  const bool retries = producer_retries(recording, config);
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
     if (e.kind == "note") continue;
     validated.push_back(i);
-    std::vector<Step> steps = steps_of(model, e, i);
+    std::vector<Step> steps = steps_of(model, recording, retries, i);
     const bool joins = e.group && i > 0 && !groups.empty() &&
                        recording.events[groups.back().front().event].group == e.group;
     if (!e.group) {

@@ -53,6 +53,12 @@ void run_validate(const ValidateCliOptions& o) {
   } catch (const std::runtime_error& e) {
     throw UsageError(o.recording, e.what());
   }
+  const nlohmann::json recorded_model = recording.header.value("model", nlohmann::json("partition"));
+  if (recorded_model != nlohmann::json("partition")) {
+    throw UsageError(o.recording + ": model", recorded_model.dump() +
+                                                  " is not allowed (partition: the model whose observables a "
+                                                  "recording holds)");
+  }
   // The configuration the recording names, unless --config replaces it; --set on top.
   spec::Config config;
   if (!o.config.file.empty()) {

@@ -140,10 +140,20 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
       line["t_end_ms"] = ms_since_start();
       r.recording.push_back(std::move(line));
     };
+    // The scenario's partition: a reused cluster may have more brokers than its replicas
+    // (the driver describes every node), and those hold no replica of this partition.
+    const json topic_replicas = scenario.value("topic", json::object()).value("replicas", json());
     auto record_observation = [&](bool met) {
-      record_event({{"kind", "observe"},
-              {"condition_met", met},
-              {"state", counterexamples::recorded_observation(cluster->last_observation(), kUnknownObservable)}});
+      json state = counterexamples::recorded_observation(cluster->last_observation(), kUnknownObservable);
+      if (topic_replicas.is_array()) {
+        json kept = json::object();
+        for (const json& id : topic_replicas) {
+          const std::string key = id.dump();
+          if (state["replicas"].contains(key)) kept[key] = state["replicas"][key];
+        }
+        state["replicas"] = kept;
+      }
+      record_event({{"kind", "observe"}, {"condition_met", met}, {"state", state}});
     };
     auto wait_for = [&](const json& until, const std::string& field) {
       std::string why;
@@ -174,7 +184,13 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         const cut::SendResult got = op == "expire_send"                 ? cluster->expire_send(record)
                                     : st.value("response_lost", false) ? cluster->produce_response_lost(record, st.value("broker", 0))
                                                                        : cluster->produce(record, st.value("broker", 0));
-        json event = {{"kind", "client"}, {"op", op}, {"record", record}, {"outcome", cut::send_result_name(got)}};
+        // `outcome` is the adapter's result in the scenario's words, after the mappings of
+        // docs/conformance.md; `answer` is what the driver reported.
+        json event = {{"kind", "client"},
+                      {"op", op},
+                      {"record", record},
+                      {"outcome", cut::send_result_name(got)},
+                      {"answer", cluster->last_send_answer()}};
         if (op == "produce") {
           event["broker"] = st.value("broker", 0);
           event["response_lost"] = st.value("response_lost", false);

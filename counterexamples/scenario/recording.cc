@@ -196,6 +196,7 @@ json recording_header(const json& scenario, const std::string& kafka_version) {
           {"kafka_version", kafka_version},
           {"model", source.value("model", "partition")},
           {"model_config", source.value("model_config", json::object())},
+          {"producer", scenario.value("clients", json::object()).value("producer", json::object())},
           {"records_per_send", records_per_send(scenario)}};
 }
 
