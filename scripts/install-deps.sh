@@ -13,6 +13,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   # isrcheck-powerfs (conformance/powerfs: power loss on real Kafka) and its tests (label fuse)
   libfuse3-dev fuse3 pkg-config
+  # `isrcheck explore`'s HTTP server (explorer/, docs/explore.md)
+  libcpp-httplib-dev
 )
 for option in "$@"; do
   case "$option" in
