@@ -123,8 +123,12 @@ std::string state_page(const StateView& view, const bool renderer) {
   }
   out += "</table>\n</section>\n";
 
-  out += "<section id=\"diagram\">\n<h2>The path so far</h2>\n<pre class=\"mermaid\">\n" + html_escape(view.mermaid) +
-         "</pre>\n";
+  std::string trace_url = here;
+  trace_url.replace(0, std::string("/state").size(), "/trace.json");
+  out += "<section id=\"diagram\">\n<h2>The path so far</h2>\n<p>" +
+         link(trace_url, "Download it as a trace file", " id=\"trace-file\" download=\"path.json\"") +
+         " (for <code>isrcheck render</code>, <code>export</code>, <code>replay</code>).</p>\n<pre class=\"mermaid\">\n" +
+         html_escape(view.mermaid) + "</pre>\n";
   if (!renderer) out += "<p>(The diagram's source: this explorer has no mermaid.min.js to draw it; see docs/explore.md.)</p>\n";
   out += "</section>\n";
   out += trace_form();

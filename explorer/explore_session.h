@@ -149,6 +149,14 @@ class Session final : public Explorer {
     return position;
   }
 
+  nlohmann::json path_trace(const Position& position) const override {
+    if (position.at > position.steps.size()) {
+      throw PathError("at", "expected the number of steps taken, 0 to " + std::to_string(position.steps.size()) +
+                                ", got " + std::to_string(position.at));
+    }
+    return trace_of(walk(position), position.at);
+  }
+
   // The trace of the first `at` steps of a walk; its property is one the last state
   // violates, if any (the renderers name it), else the model's first.
   nlohmann::json trace_of(const Walk& w, std::size_t at) const {

@@ -46,6 +46,13 @@ Response handle(const Site& site, const Request& request) {
     if (site.mermaid_js.empty()) return page(404, error_page(404, "/mermaid.js", "this explorer has no diagram renderer"));
     return {200, "text/javascript; charset=utf-8", site.mermaid_js, {}};
   }
+  if (request.path == "/trace.json") {
+    try {
+      return {200, "application/json", site.explorer.path_trace(parse_position(request.params)).dump(2) + "\n", {}};
+    } catch (const PathError& e) {
+      return page(400, error_page(400, e.field, e.message));
+    }
+  }
   if (request.path == "/state") {
     try {
       return page(200, state_page(site.explorer.view(parse_position(request.params)), !site.mermaid_js.empty()));
@@ -53,7 +60,7 @@ Response handle(const Site& site, const Request& request) {
       return page(400, error_page(400, e.field, e.message));
     }
   }
-  return page(404, error_page(404, request.path, "no such page; the explorer serves /, /state, /trace and /mermaid.js"));
+  return page(404, error_page(404, request.path, "no such page; the explorer serves /, /state, /trace, /trace.json and /mermaid.js"));
 }
 
 }  // namespace isr::explorer

@@ -6,6 +6,7 @@
 //   GET  /state?...    a position (explore_path.h); 400 when it does not replay
 //   GET  /trace        the form that loads a trace
 //   POST /trace        a trace (file "file" or pasted "trace"); 303 to its first step
+//   GET  /trace.json?… the path up to a position as a trace file (docs/trace-format.md)
 //   GET  /mermaid.js   the diagram renderer, when the explorer has one
 #pragma once
 
@@ -29,6 +30,9 @@ class Explorer {
   // field at fault when the trace is malformed, of another model or configuration, or
   // does not replay.
   virtual Position position_of_trace(const nlohmann::json& trace) const = 0;
+  // The path up to a position as a trace (`render`, `export` and `replay` read it); its
+  // property is the first one the last state violates, else the model's first.
+  virtual nlohmann::json path_trace(const Position& position) const = 0;
 };
 
 struct Request {

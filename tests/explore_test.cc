@@ -341,6 +341,18 @@ TEST(ExploreSite, RoutesAnswerAsTheBrowserNeeds) {
   EXPECT_NE(r.body.find("not JSON"), std::string::npos);
   EXPECT_EQ(isr::explorer::handle(site, Request{"DELETE", "/state", {}, ""}).status, 405);
 
+  // The path as a trace file: valid, rendered like any trace, and loaded back as the same path.
+  r = get(site, "/trace.json?path=0.1&at=1");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "application/json");
+  const json downloaded = json::parse(r.body);
+  EXPECT_NO_THROW(isr::counterexamples::check_trace(downloaded));
+  EXPECT_EQ(downloaded["steps"].size(), 2u);  // up to `at`
+  EXPECT_NE(isr::counterexamples::render_text(downloaded).find("Step 1: "), std::string::npos);
+  EXPECT_EQ(session.position_of_trace(downloaded).steps.size(), 1u);
+  EXPECT_EQ(get(site, "/trace.json?path=NoSuchAction").status, 400);
+  EXPECT_NE(get(site, "/state?path=0.1&at=1").body.find("href=\"/trace.json?path=0.1&amp;at=1\""), std::string::npos);
+
   // A --trace start: / leads to the trace's first step.
   const Site traced{session, loaded, ""};
   EXPECT_EQ(get(traced, "/").location, isr::explorer::position_url(loaded));
