@@ -112,8 +112,9 @@ class Session final : public Explorer {
                                    model_name_ + "\" (start one with --trace FILE to explore the trace's own)");
     }
     if (trace.at("config") != config_) {
-      throw PathError("config", "the trace was found under another configuration than this explorer's; "
-                                "the fields that differ (trace, then explorer):\n" +
+      throw PathError("config", "the trace was found under another configuration than this explorer's (start one "
+                                "with --trace FILE to explore the trace's own); the fields that differ (trace, "
+                                "then explorer):\n" +
                                     counterexamples::json_diff_report(trace.at("config"), config_).dump(2));
     }
     const nlohmann::json& steps = trace.at("steps");

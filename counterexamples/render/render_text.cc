@@ -400,65 +400,63 @@ std::string render_step(const ModelRendering& rendering, const StepTables& table
     return value;
   };
   const std::string indent = md || html ? "" : "  ";
-  {
-    const json& state = steps[i].at("state");
-    const json* previous = i > 0 ? &steps[i - 1].at("state") : nullptr;
-    const std::string action = step_action_name(steps[i]);
-    out += html ? "<h3>Step " + std::to_string(i) + ": " + html_escape(action) + "</h3>\n"
-           : md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
-                : "\nStep " + std::to_string(i) + ": " + action + "\n";
-    if (previous != nullptr) {
-      std::vector<std::string> changes = group_changes(rendering.changes(*previous, state));
-      const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
-      out += html ? "<p class=\"changed\"><b>changed:</b> " + html_escape(summary) + "</p>\n"
-             : md ? "**changed:** " + summary + "\n\n"
-                  : indent + "changed: " + summary + "\n";
-    }
-    if (field(state, "nodes").is_array()) {
-      out += format_table(columns,
-                          node_table(columns, field(state, "nodes"),
-                                     previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
-                          style, indent, width);
-      if (md) out += "\n";
-    }
-    for (size_t t = 0; t < rendering.tables.size(); ++t) {
-      const SubTable& table = rendering.tables[t];
-      const json rows = table.rows(state);
-      if (!rows.is_array()) continue;
-      const json old_rows = previous != nullptr ? table.rows(*previous) : json();
-      out += html ? "<p>" + html_escape(table.title) + ":</p>\n"
-             : md ? std::string(table.title) + ":\n\n"
-                  : indent + table.title + ":\n";
-      out += format_table(table_columns[t],
-                          node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
-                          style, indent, width);
-      if (md) out += "\n";
-    }
+  const json& state = steps[i].at("state");
+  const json* previous = i > 0 ? &steps[i - 1].at("state") : nullptr;
+  const std::string action = step_action_name(steps[i]);
+  out += html ? "<h3>Step " + std::to_string(i) + ": " + html_escape(action) + "</h3>\n"
+         : md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
+              : "\nStep " + std::to_string(i) + ": " + action + "\n";
+  if (previous != nullptr) {
+    std::vector<std::string> changes = group_changes(rendering.changes(*previous, state));
+    const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
+    out += html ? "<p class=\"changed\"><b>changed:</b> " + html_escape(summary) + "</p>\n"
+           : md ? "**changed:** " + summary + "\n\n"
+                : indent + "changed: " + summary + "\n";
+  }
+  if (field(state, "nodes").is_array()) {
+    out += format_table(columns,
+                        node_table(columns, field(state, "nodes"),
+                                   previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
+                        style, indent, width);
+    if (md) out += "\n";
+  }
+  for (size_t t = 0; t < rendering.tables.size(); ++t) {
+    const SubTable& table = rendering.tables[t];
+    const json rows = table.rows(state);
+    if (!rows.is_array()) continue;
+    const json old_rows = previous != nullptr ? table.rows(*previous) : json();
+    out += html ? "<p>" + html_escape(table.title) + ":</p>\n"
+           : md ? std::string(table.title) + ":\n\n"
+                : indent + table.title + ":\n";
+    out += format_table(table_columns[t],
+                        node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
+                        style, indent, width);
+    if (md) out += "\n";
+  }
 
-    auto section = [&](const char* key) -> const json* {
-      return previous != nullptr ? &field(*previous, key) : nullptr;
-    };
-    auto emit = [&](const std::string& label, const std::string& text) {
-      out += html ? "<p class=\"section\"><b>" + html_escape(label) + ":</b> " + text + "</p>\n"
-             : md ? "- " + label + ": " + text + "\n"
-                  : indent + label + ": " + text + "\n";
-    };
-    if (state.contains("controller")) {
-      emit("controller", controller_line(state["controller"], section("controller"), style));
-    }
-    if (state.contains("producer")) emit("producer", producer_line(state["producer"], section("producer"), style));
-    if (state.contains("consumer")) emit("consumer", generic_line(state["consumer"], section("consumer"), style));
-    // Fault counters and history restate what the actions did: shown when they change.
-    // Sections no rule knows are shown in the initial state too.
-    for (const auto& [key, value] : state.items()) {
-      if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
-      const bool bookkeeping = key == "faults" || key == "history";
-      if ((previous == nullptr && !bookkeeping) ||
-          (previous != nullptr && without_rows(key, field(*previous, key.c_str())) != without_rows(key, value))) {
-        const std::string words = rendering.section(key, value, state);
-        emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
-                                : (md ? md_escape(words) : esc(words, style)));
-      }
+  auto section = [&](const char* key) -> const json* {
+    return previous != nullptr ? &field(*previous, key) : nullptr;
+  };
+  auto emit = [&](const std::string& label, const std::string& text) {
+    out += html ? "<p class=\"section\"><b>" + html_escape(label) + ":</b> " + text + "</p>\n"
+           : md ? "- " + label + ": " + text + "\n"
+                : indent + label + ": " + text + "\n";
+  };
+  if (state.contains("controller")) {
+    emit("controller", controller_line(state["controller"], section("controller"), style));
+  }
+  if (state.contains("producer")) emit("producer", producer_line(state["producer"], section("producer"), style));
+  if (state.contains("consumer")) emit("consumer", generic_line(state["consumer"], section("consumer"), style));
+  // Fault counters and history restate what the actions did: shown when they change.
+  // Sections no rule knows are shown in the initial state too.
+  for (const auto& [key, value] : state.items()) {
+    if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
+    const bool bookkeeping = key == "faults" || key == "history";
+    if ((previous == nullptr && !bookkeeping) ||
+        (previous != nullptr && without_rows(key, field(*previous, key.c_str())) != without_rows(key, value))) {
+      const std::string words = rendering.section(key, value, state);
+      emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
+                              : (md ? md_escape(words) : esc(words, style)));
     }
   }
   return out;
