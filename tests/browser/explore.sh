@@ -107,6 +107,7 @@ second="$(nth_action "$work/step1.html" 2)"
 dump "$base$second" "$work/step2.html"
 [[ "$(attr "$work/step2.html" step)" == "2" ]] || fail "the second action's link did not lead to step 2"
 grep -q '<b>changed:</b>' "$work/step2.html" || fail "step 2 does not say what changed"
+grep -q 'id="trace-file"' "$work/step2.html" || fail "step 2 has no link to download its path as a trace"
 grep -q 'id="back"' "$work/step2.html" || fail "step 2 has no back link"
 expect_drawn "$work/step2.html" "step 2"
 
