@@ -16,11 +16,14 @@ namespace {
 
 using namespace modeltest;
 
-// The counterexample's configuration: three brokers with dedicated controllers (so that
-// two broker kills keep the quorum), one preferred election, two kills.
+// The counterexample's configuration (the corpus entry reelected-leader-stale-follower):
+// three brokers with a dedicated controller (so that two broker kills keep the quorum),
+// one preferred election, two kills, and no more epochs than the loss needs.
 std::vector<std::string> reelection_config(std::vector<std::string> more = {}) {
-  std::vector<std::string> all = {"controller.placement=dedicated", "bounds.max_leader_moves=1",
-                                  "faults.max_crashes=2", "faults.max_lossy_crashes=0", "consumer=false"};
+  std::vector<std::string> all = {"controller.placement=dedicated", "controller.voters=1",
+                                  "bounds.max_leader_moves=1", "bounds.max_leader_epoch=3",
+                                  "bounds.max_partition_epoch=3", "faults.max_crashes=2",
+                                  "faults.max_lossy_crashes=0", "consumer=false"};
   all.insert(all.end(), more.begin(), more.end());
   return all;
 }
@@ -52,6 +55,11 @@ TEST(ReelectedLeader, ALeaderInItsOwnViewKeepsItsFollowersOffsetsAcrossSkippedEp
   EXPECT_EQ(s.replica(0).fetch_offset[1], 1) << "kept from epoch 0";
   EXPECT_EQ(s.replica(0).fetch_broker_epoch[1], 1) << "Replica.resetReplicaState keeps brokerEpoch too";
   EXPECT_EQ(s.replica(0).epoch_start_offset, 1) << "the new epoch still starts at the LEO";
+  // makeLeader then runs maybeIncrementLeaderHW over the kept offsets: with ISR {0, 1}
+  // the HW passes record 1 (which follower 1 still has here) and the producer is answered.
+  EXPECT_EQ(s.controller().isr, nodes({0, 1}));
+  EXPECT_EQ(s.replica(0).hw, 1);
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::Acked);
 }
 
 // Broker 0 replays epoch 1 first, as a follower of 2, so that it is no leader in its own
