@@ -757,6 +757,11 @@ DistributedBfsResult<M> distributed_bfs(const M& model, const BfsOptions& option
     // every rank, per state. Irrelevant actions and dead components are local to a state.
     if (options.por) throw std::invalid_argument("distributed_bfs: POR with stubborn sets is not supported");
   }
+  // Every property decided (BfsOptions::continue_after_violation) is the single-process
+  // engine's only, for now: `check --continue --distributed` is refused by the CLI.
+  if (options.continue_after_violation) {
+    throw std::invalid_argument("distributed_bfs: continue_after_violation is not supported");
+  }
   distributed_detail::Engine<M> engine(model, options, transport);
   return engine.run();
 }
