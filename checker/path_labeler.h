@@ -5,8 +5,10 @@
 // The engine labels every edge of its BFS tree with step(parent, action, child): 0 when
 // the step does not belong to a mechanism signature, else a model-specific token. The
 // signature of a state is the sequence of nonzero tokens on its BFS-tree path (a
-// shortest path; the same one for every thread count). Violating states are grouped by
-// class_key(signature), which may identify signatures that differ only in ways the
+// shortest path; the same one for every thread count). A state violating a property
+// whose BFS-tree parent violates it too belongs to the parent's class (it was reached
+// through that violation); otherwise its own signature is its class's. Classes are then
+// merged by class_key(signature), which may identify signatures that differ only in ways the
 // labeler calls irrelevant (node names, for instance), and measure(state) is a number
 // reported per class (its maximum over the class and its value on the class's first
 // state). What the tokens mean, and why two states with one key are one hazard, is the

@@ -382,7 +382,8 @@ class Engine {
       if (continue_) {
         // Initial states have the empty signature.
         const uint64_t mask = violation_mask(distinct[i]);
-        if (mask != 0) log_.record({0, i}, mask, 0, labeler_ ? labeler_->measure(distinct[i]) : 0, labeler_ != nullptr);
+        if (mask != 0) log_.record({0, i}, mask, nullptr, labeler_ ? labeler_->measure(distinct[i]) : 0);
+        if (labeler_) frontier_masks_.push_back(mask);
         continue;
       }
       const size_t p = first_violation(distinct[i]);
@@ -392,6 +393,8 @@ class Engine {
       }
     }
     frontier_signature_.assign(distinct.size(), 0);
+    // An initial state violating a property enters that class with the empty signature.
+    frontier_class_.assign(distinct.size() * log_.properties().size(), 0);
     if (truncated_) {
       verdict_ = Verdict::Incomplete;
       stop_reason_ = StopReason::MaxStates;
@@ -776,20 +779,38 @@ class Engine {
   }
 
   // continue_after_violation: this level's violations and signatures, in frontier order
-  // (so the trie's ids and every tally are those of a sequential BFS).
+  // (so the trie's ids and every tally are those of a sequential BFS). With a labeler, a
+  // state violating property p belongs to p's class of its parent when the parent
+  // violates p too (it was reached through that violation), and else enters the class
+  // of its own signature: a class is the mechanism by which the path entered the
+  // violation, and counts every violating state reached through it.
   void account_level(int level) {
     const size_t n = new_.size();
-    if (labeler_) {
-      next_signature_.resize(n);
+    if (!labeler_) {
       for (size_t i = 0; i < n; ++i) {
-        next_signature_[i] = log_.trie().extend(frontier_signature_[bfs_key::parent(new_[i])], tokens_[i]);
+        if (masks_[i] != 0) log_.record({level, i}, masks_[i], nullptr, 0);
       }
+      return;
     }
+    const size_t properties = log_.properties().size();
+    next_signature_.resize(n);
+    next_class_.assign(n * properties, 0);
     for (size_t i = 0; i < n; ++i) {
-      if (masks_[i] == 0) continue;
-      log_.record({level, i}, masks_[i], labeler_ ? next_signature_[i] : 0, labeler_ ? measures_[i] : 0, labeler_ != nullptr);
+      const uint64_t parent = bfs_key::parent(new_[i]);
+      next_signature_[i] = log_.trie().extend(frontier_signature_[parent], tokens_[i]);
+      const uint64_t mask = masks_[i];
+      if (mask == 0) continue;
+      for (size_t p = 0; p < properties; ++p) {
+        if (!((mask >> p) & 1u)) continue;
+        next_class_[i * properties + p] = ((frontier_masks_[parent] >> p) & 1u)
+                                              ? frontier_class_[parent * properties + p]
+                                              : next_signature_[i];
+      }
+      log_.record({level, i}, mask, &next_class_[i * properties], measures_[i]);
     }
     frontier_signature_.swap(next_signature_);
+    frontier_class_.swap(next_class_);
+    frontier_masks_.swap(masks_);
   }
 
   // The path to the state at `at`, re-executed from the parent log.
@@ -931,8 +952,9 @@ class Engine {
     uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
     n += new_.capacity() * sizeof(uint64_t);
     if (continue_) {
-      n += log_.bytes() + masks_.capacity() * sizeof(uint64_t) +
+      n += log_.bytes() + (masks_.capacity() + frontier_masks_.capacity()) * sizeof(uint64_t) +
            (tokens_.capacity() + measures_.capacity() + frontier_signature_.capacity() +
+            frontier_class_.capacity() + next_class_.capacity() +
             next_signature_.capacity()) * sizeof(uint32_t);
     }
     for (const auto& w : workers_) {
@@ -1076,12 +1098,16 @@ class Engine {
 
   // continue_after_violation (account_level): per new state of this level its violated
   // properties, and with a labeler its edge's token and measure; per state of the
-  // frontier and of the next level its signature node.
+  // frontier and of the next level its signature node, and per violated property its
+  // class (a signature node).
   ViolationLog log_;
   std::vector<uint64_t> masks_;
   std::vector<uint32_t> tokens_;
   std::vector<uint32_t> measures_;
   std::vector<uint32_t> frontier_signature_;
+  std::vector<uint64_t> frontier_masks_;  // with a labeler: the frontier's violation masks
+  std::vector<uint32_t> frontier_class_;  // with a labeler: per frontier state and property
+  std::vector<uint32_t> next_class_;
   std::vector<uint32_t> next_signature_;
   std::vector<PropertyOutcome<M>> outcomes_;
   std::vector<ViolationClass<M>> classes_;

@@ -1,7 +1,8 @@
 // The bookkeeping of `check --continue` (BfsOptions::continue_after_violation): per
 // property, how many violating states the search met and where the first one sits; with
 // a PathLabeler (checker/path_labeler.h), the signature of every state's BFS-tree path,
-// interned in a trie, and per (property, signature) a tally of its violating states.
+// interned in a trie, and per (property, class) a tally of its violating states, a
+// class being the signature with which a path entered the violation (bfs.h, account_level).
 //
 // Everything here is fed by the coordinator in frontier order, level by level, never by
 // the workers: so the trie's ids, the first positions and every count are those of a
@@ -86,14 +87,16 @@ class ViolationLog {
     tallies_.clear();
   }
 
-  // One violating state (mask: bit p set when property p is violated), in frontier order.
-  void record(StatePosition at, uint64_t mask, uint32_t signature, uint32_t measure, bool classes) {
+  // One violating state (mask: bit p set when property p is violated), in frontier order;
+  // class_of[p] is its class (a trie node) for property p, or class_of is null without
+  // classes.
+  void record(StatePosition at, uint64_t mask, const uint32_t* class_of, uint32_t measure) {
     for (size_t p = 0; p < properties_.size(); ++p) {
       if (!((mask >> p) & 1u)) continue;
       PerProperty& pp = properties_[p];
       if (pp.states++ == 0) pp.first = at;
-      if (!classes) continue;
-      Tally& t = tallies_[(uint64_t{p} << 32) | signature];
+      if (class_of == nullptr) continue;
+      Tally& t = tallies_[(uint64_t{p} << 32) | class_of[p]];
       if (t.states++ == 0) {
         t.first = at;
         t.measure_first = measure;
