@@ -181,10 +181,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                                    "first violation (run --continue in one process, with --threads)");
   }
   // The mechanism signature is the partition model's (analysis/mechanism_signature.h).
-  std::optional<analysis::MechanismLabeler> labeler;
+  std::unique_ptr<checker::PathLabeler<M>> labeler;
   if (o.classes) {
     if constexpr (std::is_same_v<M, spec::PartitionModel>) {
-      labeler.emplace(model);
+      labeler = std::make_unique<analysis::MechanismLabeler>(model);
     } else {
       throw UsageError("--classes", "has a mechanism signature for --model partition only (the model here: " +
                                         std::string(model_name) + ")");
@@ -252,7 +252,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       }
       r = std::move(d->result);
     } else {
-      r = checker::bfs(model, bfs, labeler ? &*labeler : nullptr);
+      r = checker::bfs(model, bfs, labeler.get());
     }
   }
 
@@ -460,6 +460,7 @@ void add_check_command(CLI::App& app) {
   command->add_option("--max-classes", o->max_classes,
                       "With --classes: show at most this many classes per property, first found first "
                       "(default 20; 0 = all); the others are still counted")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 32))
       ->each([o](const std::string&) { o->max_classes_given = true; });
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
