@@ -6,9 +6,11 @@
 // fault kind (an action kind with a rate) is drawn in the model's kind order: with
 // probability `rate` an enabled action of that kind is taken (uniformly among the enabled
 // ones of that kind; if none is enabled the draw is spent). When no fault strikes, an
-// ordinary action (of an unscheduled kind) is taken uniformly; a state with only fault
-// actions enabled takes none (the walk ends there, counted as a deadlock). The model's
-// fault budgets still cap what is enabled. Walks do not stop at a violation: every
+// ordinary action (of an unscheduled kind) is taken uniformly. A state with no ordinary
+// action enabled (the cluster has settled) idles: the step passes with no action, so a
+// fault can still strike there at its rate; a state with nothing enabled at all ends
+// the walk (a deadlock). A step is thus a unit of time, and a rate a probability per
+// unit. The model's fault budgets still cap what is enabled. Walks do not stop at a violation: every
 // property's first violating step is noted, and with a PathLabeler (checker/path_labeler.h)
 // the class of the walk's path up to it and the largest measure (acked records lost)
 // from then on.
@@ -77,8 +79,9 @@ struct FaultWalkOptions {
 struct FaultWalkStats {
   uint64_t walks_requested = 0;
   uint64_t walks_completed = 0;
-  uint64_t steps = 0;
-  uint64_t deadlocks = 0;  // walks that ended with no ordinary action and no fault drawn
+  uint64_t steps = 0;       // actions taken
+  uint64_t idle_steps = 0;  // steps with no ordinary action enabled and no fault drawn
+  uint64_t deadlocks = 0;   // walks that ended with nothing enabled at all
   std::string stop_reason;  // empty when every walk ran
   double seconds = 0;
 
@@ -190,6 +193,7 @@ class FaultWalker {
           taken(kinds + 1, 0) {}
     uint64_t walks = 0;
     uint64_t steps = 0;
+    uint64_t idle_steps = 0;
     uint64_t deadlocks = 0;
     std::vector<uint64_t> violating;
     std::vector<std::vector<uint64_t>> first_step;
@@ -262,6 +266,7 @@ class FaultWalker {
     scratch.signature.clear();
     uint64_t violated = check(state, 0, 0, scratch);
     uint64_t steps = 0;
+    uint64_t idle = 0;
     bool deadlock = false;
     for (uint64_t step = 1; step <= options_.depth; ++step) {
       if (stop_.load(std::memory_order_relaxed)) return false;
@@ -282,12 +287,19 @@ class FaultWalker {
       }
       if (chosen == nullptr) {
         scratch.ordinary.clear();
+        bool fault_possible = false;
         model_.for_each_action(state, [&](const Action& a) {
-          if (rate_[std::min(scratch.kinds.of(a), kinds_.size())] < 0) scratch.ordinary.push_back(a);
+          const double rate = rate_[std::min(scratch.kinds.of(a), kinds_.size())];
+          if (rate < 0) scratch.ordinary.push_back(a);
+          else if (rate > 0) fault_possible = true;
         });
         if (scratch.ordinary.empty()) {
-          deadlock = true;
-          break;
+          if (!fault_possible) {
+            deadlock = true;
+            break;
+          }
+          ++idle;  // settled: time passes until a fault strikes
+          continue;
         }
         chosen = &scratch.ordinary[rng.below(static_cast<uint32_t>(scratch.ordinary.size()))];
       } else {
@@ -304,6 +316,7 @@ class FaultWalker {
     }
     ++tally.walks;
     tally.steps += steps;
+    tally.idle_steps += idle;
     tally.deadlocks += deadlock;
     for (size_t p = 0; p < tally.violating.size(); ++p) {
       if (!((violated >> p) & 1u)) continue;
@@ -342,6 +355,7 @@ class FaultWalker {
     for (const Tally& t : tallies) {
       s.walks_completed += t.walks;
       s.steps += t.steps;
+      s.idle_steps += t.idle_steps;
       s.deadlocks += t.deadlocks;
       for (size_t k = 0; k < taken.size(); ++k) taken[k] += t.taken[k];
       for (size_t p = 0; p < properties.size(); ++p) {
