@@ -176,9 +176,9 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   if (!o.trace_dir.empty() && !o.continue_search) {
     throw UsageError("--trace-dir", "is used only with --continue (one trace per property); use --trace-out");
   }
-  if (o.continue_search && o.distributed) {
-    throw UsageError("--continue", "is not supported with --distributed yet: the distributed engine stops at the "
-                                   "first violation (run --continue in one process, with --threads)");
+  if (o.classes && o.distributed) {
+    throw UsageError("--classes", "is not supported with --distributed yet: the classes are interned in one "
+                                  "process (run --continue --classes with --threads; --continue alone is distributed)");
   }
   // The mechanism signature is the partition model's (analysis/mechanism_signature.h).
   std::unique_ptr<checker::PathLabeler<M>> labeler;
@@ -294,7 +294,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     json trace;
     if (r.continued) {
       ContinueOutput co;
-      co.trace_dir = o.trace_dir;
+      co.trace_dir = speaker ? o.trace_dir : std::string();  // rank 0 writes the files
       co.classes = o.classes;
       if (r.verdict == checker::Verdict::Incomplete) {
         co.stop_text = stop_reason_text(r.stop_reason, o);

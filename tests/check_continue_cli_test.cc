@@ -188,7 +188,7 @@ TEST(CheckContinue, BadCombinationsExitTwoNamingTheFlag) {
       {"--classes", "--classes"},
       {"--continue --max-classes 3", "--max-classes"},
       {"--trace-dir /tmp", "--trace-dir"},
-      {"--continue --distributed", "--continue"},
+      {"--continue --classes --distributed", "--classes"},
       {"--continue --classes --max-classes -1", "--max-classes"},
   };
   for (const auto& [args, flag] : cases) {
