@@ -8,8 +8,9 @@
 // so far is printed).
 //
 // With --continue the search goes on after a violation and every property gets its own
-// verdict; with --classes too, the violating states of each property are grouped by
-// mechanism signature (cli/check_continue.h, docs/research.md).
+// verdict (also with --distributed); with --classes too (one process only), the
+// violating states of each property are grouped by mechanism signature
+// (cli/check_continue.h, docs/research.md).
 //
 // With --distributed, under `mpirun -np N`, the search is spread over N processes
 // (checker/bfs/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints

@@ -2,7 +2,8 @@
 // property's verdict with its shortest trace under --trace-dir, identical output for any
 // --threads (with and without --por and symmetry), classes that are deterministic and
 // keep known-different mechanisms apart, --max-classes, exit 3 with what is decided so
-// far on a limit or a signal, and exit 2 on every bad combination of flags.
+// far on a limit or a signal, and exit 2 on every bad combination of flags. Across MPI
+// ranks: tests/check_continue_mpi_test.cc.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
