@@ -132,8 +132,9 @@ inline void report_fault_stats(const checker::FaultWalkStats& s, uint64_t depth,
     faults.push_back({{"kind", f.kind}, {"rate_per_step", f.rate}, {"taken", f.taken}});
   }
   out << (s.faults.empty() ? " none\n" : "\n");
-  out << "per property: walks violating it (share, 95% Wilson interval); steps to the first violation; acked "
-         "records lost per violating walk\n";
+  // Records lost are the partition model's measure (its labeler); other models have none.
+  out << "per property: walks violating it (share, 95% Wilson interval); steps to the first violation"
+      << (explain ? "; acked records lost per violating walk" : "") << "\n";
   size_t width = 0;
   for (const auto& p : s.properties) width = std::max(width, p.property.size());
   json properties = json::array();
