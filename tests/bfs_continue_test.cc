@@ -10,8 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "checker/bfs/bfs.h"
 #include "checker/path_labeler.h"
+#include "checker/por.h"
 #include "tests/toy_models.h"
 
 namespace isr::checker {
@@ -202,6 +205,95 @@ TEST(BfsContinue, ClassesPartitionTheViolatingStatesBySignature) {
     EXPECT_EQ(o.classes_left_out, o.classes - 1);
   }
   EXPECT_EQ(one.classes.size(), 2u);  // one per property
+}
+
+// N invisible counters (0..K, independent of everything) and two visible alarms, each
+// counting up to its own maximum; "alarm-a-below" fails when alarm a reaches its limit.
+// With stubborn sets a search that stops at the first violation only needs one visible
+// action at a time; --continue must still decide both properties exactly as the full
+// search does (docs/research.md, "Reductions").
+class TwoAlarms {
+ public:
+  static constexpr int kCounters = 4;
+  struct State {
+    uint8_t counter[kCounters] = {};
+    uint8_t alarm[2] = {};
+  };
+  struct Action {
+    uint8_t group = 0;  // counters 0..kCounters-1, then the two alarms
+  };
+  using Property = checker::Property<State, TwoAlarms>;
+
+  TwoAlarms(int max_count, int limit0, int max0, int limit1, int max1)
+      : k_(max_count), limit_{limit0, limit1}, max_{max0, max1} {
+    properties_.push_back(Property{"alarm-0-below", "alarm 0 stays below its limit",
+                                   [](const TwoAlarms& m, const State& s) { return s.alarm[0] < m.limit_[0]; }});
+    properties_.push_back(Property{"alarm-1-below", "alarm 1 stays below its limit",
+                                   [](const TwoAlarms& m, const State& s) { return s.alarm[1] < m.limit_[1]; }});
+    for (int g = 0; g < kCounters + 2; ++g) dependent_[g].set(g);
+    visible_.set(kCounters);
+    visible_.set(kCounters + 1);
+  }
+  std::vector<State> initial_states() const { return {State{}}; }
+  template <class Sink>
+  void for_each_action(const State& s, Sink&& sink) const {
+    for (int i = 0; i < kCounters; ++i)
+      if (s.counter[i] < k_) sink(Action{static_cast<uint8_t>(i)});
+    for (int a = 0; a < 2; ++a)
+      if (s.alarm[a] < max_[a]) sink(Action{static_cast<uint8_t>(kCounters + a)});
+  }
+  State next_state(const State& s, const Action& a) const {
+    State t = s;
+    if (a.group < kCounters) ++t.counter[a.group]; else ++t.alarm[a.group - kCounters];
+    return t;
+  }
+  const std::vector<Property>& properties() const { return properties_; }
+  void canonicalize(State&) const {}
+  std::string action_name(const Action& a) const { return "Step(" + std::to_string(a.group) + ")"; }
+  std::string_view action_kind(const Action&) const { return "Step"; }
+  std::vector<std::string_view> action_kinds() const { return {"Step"}; }
+  nlohmann::json action_to_json(const Action& a) const { return {{"group", a.group}}; }
+  nlohmann::json state_to_json(const State& s) const { return {{"alarm0", s.alarm[0]}, {"alarm1", s.alarm[1]}}; }
+  nlohmann::json config_json() const { return {{"k", k_}}; }
+  // Stubborn-set hooks (checker/por.h): every group depends on itself only.
+  int por_group_count() const { return kCounters + 2; }
+  int por_group(const Action& a) const { return a.group; }
+  const PorSet& por_dependent(int g) const { return dependent_[g]; }
+  const PorSet& por_visible() const { return visible_; }
+  PorSet por_enablers(const State&, int) const { return PorSet{}; }
+
+ private:
+  int k_;
+  int limit_[2];
+  int max_[2];
+  std::vector<Property> properties_;
+  PorSet dependent_[kCounters + 2];
+  PorSet visible_;
+};
+static_assert(HasStubbornSets<TwoAlarms>);
+
+TEST(BfsContinue, StubbornSetsKeepEveryPropertysVerdict) {
+  // alarm 0 fails at 2, alarm 1 at 3; then alarm 1 unreachable (it stops at 2).
+  for (const auto& [limit1, max1] : {std::pair{3, 3}, std::pair{3, 2}}) {
+    const TwoAlarms model(3, 2, 3, limit1, max1);
+    BfsOptions full = continuing(2);
+    BfsOptions reduced = continuing(2);
+    reduced.por = true;
+    const auto a = bfs(model, full);
+    const auto b = bfs(model, reduced);
+    EXPECT_LT(b.distinct_states, a.distinct_states);  // the reduction is real
+    EXPECT_GT(b.por_reduced, 0u);
+    ASSERT_EQ(a.outcomes.size(), b.outcomes.size());
+    for (size_t p = 0; p < a.outcomes.size(); ++p) {
+      SCOPED_TRACE(a.outcomes[p].property + " max1=" + std::to_string(max1));
+      EXPECT_EQ(a.outcomes[p].verdict, b.outcomes[p].verdict);
+      if (b.outcomes[p].verdict != Verdict::Violated) continue;
+      const auto& path = b.outcomes[p].counterexample;
+      EXPECT_FALSE(model.properties()[p].holds(model, path.states.back()));
+      EXPECT_GE(path.actions.size(), a.outcomes[p].counterexample.actions.size());
+    }
+    EXPECT_EQ(a.outcomes[1].verdict, max1 >= limit1 ? Verdict::Violated : Verdict::Holds);
+  }
 }
 
 }  // namespace
