@@ -19,6 +19,7 @@
 #include "conformance/driver_command.h"
 #include "conformance/real_kafka_cluster.h"
 #include "counterexamples/export/export_scenario.h"
+#include "counterexamples/scenario/recording.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/scenario/scenario_validation.h"
 #include "counterexamples/trace/trace_reader.h"
@@ -33,6 +34,7 @@ struct ConformOptions {
   std::string kafka_version = "4.4.0";
   std::string keep_logs;
   std::string json_out;
+  std::string record_dir;  // --record: one recording (JSON lines) per scenario
   std::string driver;     // file with the driver command line
   std::string work_dir;   // empty: a fresh directory under the temp dir
   std::string wait_timeout = "20s";
@@ -124,10 +126,23 @@ void print_result(const conformance::ConformResult& r) {
   for (const std::string& line : r.steered) std::cout << "  steered: " << line << "\n";
 }
 
+// Writes the recorded execution of `r` as DIR/<scenario>.jsonl (docs/recording.md): the
+// header says how the run ended, so a validator knows a recording that stops early.
+void write_recording(const conformance::ConformResult& r, const std::string& dir) {
+  if (r.recording_header.is_null()) return;  // not executable: nothing ran
+  nlohmann::json header = r.recording_header;
+  header["conform_verdict"] = conformance::verdict_name(r.verdict);
+  header["complete"] = r.verdict == conformance::Verdict::Conforms;
+  const std::string path = (fs::path(dir) / (r.name + ".jsonl")).string();
+  write_text(path, "--record", counterexamples::recording_text(header, r.recording));
+  std::cout << "  recorded " << r.recording.size() << " events in " << path << "\n";
+}
+
 void run_conform(const ConformOptions& options) {
   // Every input is read before any cluster starts: bad input exits 2 at once.
   std::vector<nlohmann::json> scenarios;
   for (const std::string& path : options.inputs) scenarios.push_back(load_input(path));
+  if (!options.record_dir.empty()) check_output_directory(options.record_dir, "--record");
 
   conformance::KafkaOptions kafka;
   kafka.kafka_version = options.kafka_version;
@@ -156,6 +171,7 @@ void run_conform(const ConformOptions& options) {
       interrupted_run = true;
     }
     print_result(r);
+    if (!options.record_dir.empty()) write_recording(r, options.record_dir);
     std::cout.flush();
     if (!options.keep_logs.empty() && r.verdict != conformance::Verdict::Conforms &&
         r.verdict != conformance::Verdict::NotExecutable) {
@@ -190,6 +206,9 @@ void add_conform_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--keep-logs", options->keep_logs, "Keep the broker logs of every scenario that does not conform here");
   command->add_option("--json", options->json_out, "Write the results as JSON; - for stdout");
+  command->add_option("--record", options->record_dir,
+                      "Write each scenario's recorded execution to DIR/<scenario>.jsonl (docs/recording.md), "
+                      "for isrcheck validate");
   command->add_option("--driver", options->driver,
                       "The directory scripts/install-kafka.sh builds the driver in, or a file with the driver's "
                       "command line, one argument per line (default: $ISRCHECK_KAFKA_DRIVER, else conformance/ next "

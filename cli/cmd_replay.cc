@@ -41,9 +41,10 @@ void replay(const ReplayOptions& o) {
     check_trace(trace);
     require_model(trace, o.model);
     // A witness of an analysis over the state graph (availability, logs-converge) ends in
-    // a state that analysis classifies, not in a property violation: its steps replay.
+    // a state that analysis classifies, not in a property violation, and a validation's
+    // trace (isrcheck validate) in the state that explains a recording: their steps replay.
     const std::string engine = trace.value("engine", "");
-    const bool witness = engine == "availability" || engine == "convergence";
+    const bool witness = engine == "availability" || engine == "convergence" || engine == "validate";
     with_trace_model(trace, [&](const auto& model, std::string_view) {
       const ReplayResult result = replay_trace(model, trace, witness ? ReplayEnd::StepsOnly : ReplayEnd::PropertyViolated);
       if (witness && result.reproduced) {

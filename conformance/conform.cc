@@ -6,6 +6,7 @@
 
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
+#include "counterexamples/scenario/recording.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
@@ -117,9 +118,49 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
     r.work_dir = session.work_dir();
     r.steered = cluster->plan().notes;
     const auto run_started = Clock::now();
+    r.recording_header = counterexamples::recording_header(scenario, session.options().kafka_version);
+    // Every call below is made and awaited by this one thread, so the harness knows the
+    // order of all the events it records: none gets a `group` (docs/recording.md).
+    size_t notes_recorded = 0;
+    auto ms_since_start = [&] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run_started).count();
+    };
+    long long event_started = 0;
+    auto record_event = [&](json event) {
+      // What the adapter did around the call first (steering holds, mappings): notes.
+      const std::vector<std::string>& notes = cluster->notes();
+      for (; notes_recorded < notes.size(); ++notes_recorded) {
+        r.recording.push_back({{"seq", r.recording.size() + 1}, {"kind", "note"}, {"step", current},
+                               {"text", notes[notes_recorded]}});
+      }
+      json line = {{"seq", r.recording.size() + 1}};
+      line.update(event);
+      line["step"] = current;
+      line["t_start_ms"] = event_started;
+      line["t_end_ms"] = ms_since_start();
+      r.recording.push_back(std::move(line));
+    };
+    // The scenario's partition: a reused cluster may have more brokers than its replicas
+    // (the driver describes every node), and those hold no replica of this partition.
+    const json topic_replicas = scenario.value("topic", json::object()).value("replicas", json());
+    auto record_observation = [&](bool met) {
+      json state = counterexamples::recorded_observation(cluster->last_observation(), kUnknownObservable);
+      if (topic_replicas.is_array()) {
+        json kept = json::object();
+        for (const json& id : topic_replicas) {
+          const std::string key = id.dump();
+          if (state["replicas"].contains(key)) kept[key] = state["replicas"][key];
+        }
+        state["replicas"] = kept;
+      }
+      record_event({{"kind", "observe"}, {"condition_met", met}, {"state", state}});
+    };
     auto wait_for = [&](const json& until, const std::string& field) {
       std::string why;
-      if (cluster->wait_until(scenario_condition(until, field), &why)) return true;
+      event_started = ms_since_start();
+      const bool met = cluster->wait_until(scenario_condition(until, field), &why);
+      record_observation(met);
+      if (met) return true;
       const json observed = cluster->last_describe();
       cut::PartitionObservation o = cluster->describe_partition();
       const json oj = observation_json(o);
@@ -134,6 +175,7 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
       current = st.value("step", current + 1);
       const std::string op = st.value("op", "");
       current_text = "step " + std::to_string(current) + " (" + st.value("description", op) + ")";
+      event_started = ms_since_start();
       if (op == "wait") {
         current_text = "step " + std::to_string(current) + " (wait)";
         if (!wait_for(st["until"], "steps[" + std::to_string(current - 1) + "].until")) goto done;
@@ -142,6 +184,18 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         const cut::SendResult got = op == "expire_send"                 ? cluster->expire_send(record)
                                     : st.value("response_lost", false) ? cluster->produce_response_lost(record, st.value("broker", 0))
                                                                        : cluster->produce(record, st.value("broker", 0));
+        // `outcome` is the adapter's result in the scenario's words, after the mappings of
+        // docs/conformance.md; `answer` is what the driver reported.
+        json event = {{"kind", "client"},
+                      {"op", op},
+                      {"record", record},
+                      {"outcome", cut::send_result_name(got)},
+                      {"answer", cluster->last_send_answer()}};
+        if (op == "produce") {
+          event["broker"] = st.value("broker", 0);
+          event["response_lost"] = st.value("response_lost", false);
+        }
+        record_event(event);
         const std::string expect = st.value("expect", "");
         if (expect != cut::send_result_name(got)) {
           diverge(current, current_text, "send of record " + std::to_string(record) + " " + expect,
@@ -154,6 +208,8 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         const std::optional<int> got = cluster->consume(offset, st.value("broker", 0));
         const json expect = st.value("expect_record", json());
         const json got_json = got ? json(*got) : json();
+        record_event({{"kind", "client"}, {"op", "consume"}, {"offset", offset}, {"broker", st.value("broker", 0)},
+                {"read", got_json}});
         if (expect != got_json) {
           diverge(current, current_text, "offset " + std::to_string(offset) + " holds " + expect.dump(),
                   "offset " + std::to_string(offset) + " holds " + got_json.dump());
@@ -163,23 +219,30 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         std::optional<int> leader_after;
         if (st.contains("leader_after") && st["leader_after"].is_number_integer()) leader_after = st["leader_after"].get<int>();
         cluster->crash(st.value("node", 0), scenario_crash_kind(st.value("kind", ""), "kind"), leader_after);
+        record_event({{"kind", "fault"}, {"op", "crash"}, {"node", st.value("node", 0)}, {"crash_kind", st.value("kind", "")}});
       } else if (op == "restart") {
         cluster->restart(st.value("node", 0));
-      } else if (op == "cut") {
-        cluster->cut(st.value("node", 0), scenario_side(st.value("side", ""), "side"));
-      } else if (op == "heal") {
-        cluster->heal(st.value("node", 0), scenario_side(st.value("side", ""), "side"));
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
+      } else if (op == "cut" || op == "heal") {
+        const cut::NetworkSide side = scenario_side(st.value("side", ""), "side");
+        if (op == "cut") cluster->cut(st.value("node", 0), side);
+        else cluster->heal(st.value("node", 0), side);
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}, {"side", st.value("side", "")}});
       } else if (op == "elect_preferred") {
         cluster->elect_preferred(st.value("leader", 0));
+        record_event({{"kind", "fault"}, {"op", op}, {"leader", st.value("leader", 0)}});
       } else if (op == "pause") {
         cluster->pause(st.value("node", 0));
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       } else if (op == "resume") {
         cluster->resume(st.value("node", 0));
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       }
       ++r.steps_run;
     }
     current = -1;
     current_text = "the end (expected.final)";
+    event_started = ms_since_start();
     if (!wait_for(scenario["expected"]["final"], "expected.final")) goto done;
     r.verdict = Verdict::Conforms;
   done:

@@ -29,6 +29,11 @@ struct ConformResult {
   double setup_seconds = 0, run_seconds = 0;
   bool new_cluster = false;
   std::string work_dir;
+  // The recorded execution (counterexamples/scenario/recording.h, docs/recording.md): the
+  // header and one JSON object per event, in the order the harness performed them; filled
+  // in as the run goes, so an interrupted or diverging run keeps what it did.
+  nlohmann::json recording_header;
+  std::vector<nlohmann::json> recording;
   nlohmann::json to_json() const;
 };
 

@@ -21,9 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Stand-ins for values the driver could not read (listed in its `unknown`): never equal
-// to anything a scenario expects, so an unknown field is never taken for a match.
-constexpr int kUnknown = -999;
+constexpr int kUnknown = kUnknownObservable;  // real_kafka_cluster.h
 
 std::optional<SendResult> send_result_of(const std::string& name) {
   if (name == "acked") return SendResult::Acked;
@@ -685,6 +683,7 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
     // An answer outside the vocabulary shows as unsent, and the report prints the raw one.
     o.sends[std::stoi(record)] = r ? *r : SendResult::Unsent;
   }
+  last_observation_ = o;
   return o;
 }
 

@@ -42,6 +42,11 @@ struct NotExecutable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The stand-in for a value the driver could not read (listed in its `unknown`): never
+// equal to anything a scenario expects, so an unknown field is never taken for a match;
+// a recording (counterexamples/scenario/recording.h) leaves such a field out.
+inline constexpr int kUnknownObservable = -999;
+
 // Why a scenario cannot run faithfully on this machine against `kafka_version`, or empty.
 std::string not_executable_reason(const nlohmann::json& scenario, const std::string& kafka_version);
 
@@ -87,6 +92,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   const nlohmann::json& last_describe() const { return last_describe_; }
   // Raw result of the last produce / expire_send ("acked", "pending", an Errors name).
   const std::string& last_send_answer() const { return last_send_answer_; }
+  // The last observation describe_partition made (a wait's last poll), for recordings.
+  const cut::PartitionObservation& last_observation() const { return last_observation_; }
   const std::string& topic() const { return topic_; }
   double seconds_in_waits() const { return wait_seconds_; }
 
@@ -127,6 +134,7 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   bool at_end_done_ = false;
   std::vector<std::string> notes_;
   nlohmann::json last_describe_;
+  cut::PartitionObservation last_observation_;
   std::string last_send_answer_;
   double wait_seconds_ = 0;
   // Who holds a node paused: the scenario's own pause op, and steering's holds. A node

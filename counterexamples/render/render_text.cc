@@ -469,12 +469,13 @@ std::string render(const json& trace, Style style, size_t width = 0) {
   const std::string property = scalar_text(field(trace, "property"));
   std::string out;
 
-  // Header.
+  // Header. A validation's trace (isrcheck validate) is an explanation, not a counterexample.
+  const std::string title = field(trace, "engine") == json("validate") ? "Explanation" : "Counterexample";
   if (md) {
-    out += "# Counterexample: `" + property + "`\n\n";
+    out += "# " + title + ": `" + property + "`\n\n";
     if (trace.contains("property_description")) out += "> " + scalar_text(trace["property_description"]) + "\n\n";
   } else {
-    out += "Counterexample: " + property + "\n";
+    out += title + ": " + property + "\n";
     if (trace.contains("property_description")) out += "  " + scalar_text(trace["property_description"]) + "\n";
   }
   // What was lost and why, before how (opening.h).

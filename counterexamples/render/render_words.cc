@@ -454,6 +454,12 @@ std::string violation_sentence(const json& trace) {
   const std::string property = scalar_text(field(trace, "property"));
   const json& steps = trace.at("steps");
   const json& state = steps.back().at("state");
+  // A validation's trace (isrcheck validate) violates nothing: it explains a recording.
+  if (field(trace, "engine") == json("validate")) {
+    return "The model explains the recording in " + std::to_string(steps.size() - 1) +
+           " steps: each recorded fault and client operation is one of its actions, each observation its "
+           "state's observable projection.";
+  }
   // The explanation lives with the property (spec/partition/properties/); the catalog is asked by name.
   std::string reason = properties::explain(property, state);
   std::string sentence = "Property " + property + " is violated at step " +

@@ -2,7 +2,7 @@
 # Runs the README's examples as written (ctest readme_examples, label slow; issue 12
 # point 6), so that they stay true: every command of the ```sh blocks in the sections
 # "Quick start", "Usage" and "Explore", in order, in one fresh directory that sees the checkout's
-# files (claims/, conformance/, counterexamples/) and the built binary as build/isrcheck.
+# files (claims/, conformance/, counterexamples/, tests/data/) and the built binary as build/isrcheck.
 # A command passes when it exits 0, or 1 for a finding (a property violated); 2 (bad
 # input, for instance a file the README names that does not exist), 3, 4 or a signal
 # fail the test. Not run here, each for its reason:
@@ -20,6 +20,7 @@ rm -rf "$work"
 mkdir -p "$work/build"
 ln -s "$binary" "$work/build/isrcheck"
 for dir in claims conformance counterexamples; do ln -s "$source_dir/$dir" "$work/$dir"; done
+mkdir -p "$work/tests" && ln -s "$source_dir/tests/data" "$work/tests/data"  # recordings for validate
 
 # The commands: lines of ```sh blocks under "## Quick start", "## Usage" and "## Explore", with a
 # trailing backslash joining the next line.

@@ -1,0 +1,306 @@
+// The recorded-execution format: header, observation shape, parsing (see recording.h).
+#include "counterexamples/scenario/recording.h"
+
+#include <algorithm>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+
+#include "counterexamples/scenario/scenario_reader.h"
+
+namespace isr::counterexamples {
+
+using nlohmann::json;
+
+namespace {
+
+template <size_t N>
+bool one_of(const std::string& value, const char* const (&allowed)[N]) {
+  return std::find_if(std::begin(allowed), std::end(allowed), [&](const char* a) { return value == a; }) !=
+         std::end(allowed);
+}
+
+template <size_t N>
+std::string listing(const char* const (&allowed)[N]) {
+  std::string out;
+  for (const char* a : allowed) out += (out.empty() ? "" : ", ") + std::string(a);
+  return out;
+}
+
+// A field of an event line: `where` is "line 3", the error names the field and what is allowed.
+struct Line {
+  const json& doc;
+  std::string where;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& allowed) const {
+    const json v = doc.contains(field) ? doc[field] : json();
+    throw std::invalid_argument(where + ": " + field + ": " + (doc.contains(field) ? v.dump() : "missing") +
+                                " is not allowed (" + allowed + ")");
+  }
+  int integer(const std::string& field, int min, int max) const {
+    if (!doc.contains(field) || !doc[field].is_number_integer() || doc[field].get<long long>() < min ||
+        doc[field].get<long long>() > max) {
+      fail(field, "an integer from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+    return doc[field].get<int>();
+  }
+  std::string text(const std::string& field, const std::string& allowed_text) const {
+    if (!doc.contains(field) || !doc[field].is_string()) fail(field, allowed_text);
+    return doc[field].get<std::string>();
+  }
+};
+
+constexpr int kMaxId = 1000;
+
+cut::SendResult outcome_of(const Line& line, const std::string& field) {
+  const std::string name =
+      line.text(field, "a send result: unsent, pending, acked, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, "
+                       "REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER");
+  const std::optional<cut::SendResult> r = scenario_send_result(name);
+  if (!r) {
+    line.fail(field, "a send result: unsent, pending, acked, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, "
+                     "REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER");
+  }
+  return *r;
+}
+
+// The observable-state object of an observe event, checked field by field before the
+// scenario reader turns it into a condition (which assumes the shape).
+void check_observation(const json& state, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& allowed) {
+    throw std::invalid_argument(where + ": state." + field + ": not allowed (" + allowed + ")");
+  };
+  auto node_or_null = [](const json& v) { return v.is_null() || v.is_number_integer(); };
+  auto ints = [](const json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); });
+  };
+  auto digits = [](const std::string& k) {
+    return !k.empty() && k.size() < 7 && std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  for (const auto& [key, v] : state.items()) {
+    if (key == "leader" || key == "hw") {
+      if (!node_or_null(v)) bad(key, "an integer or null");
+    } else if (key == "leader_epoch") {
+      if (!v.is_number_integer()) bad(key, "an integer");
+    } else if (key == "isr" || key == "elr" || key == "last_known_elr" || key == "fenced") {
+      if (!ints(v)) bad(key, "an array of node ids");
+    } else if (key == "replicas") {
+      if (!v.is_object()) bad(key, "an object of node id -> replica");
+      for (const auto& [id, r] : v.items()) {
+        const std::string f = "replicas." + id;
+        if (!digits(id)) bad(f, "a node id (digits) as the key");
+        if (!r.is_object()) bad(f, "an object with alive, leo, log, view");
+        if (r.contains("alive") && !r["alive"].is_boolean()) bad(f + ".alive", "true or false");
+        if (r.contains("leo") && !r["leo"].is_number_integer()) bad(f + ".leo", "an integer");
+        if (r.contains("log")) {
+          if (!r["log"].is_array()) bad(f + ".log", "an array of [leader epoch, record]");
+          for (const json& e : r["log"])
+            if (!ints(e) || e.size() != 2) bad(f + ".log", "an array of [leader epoch, record]");
+        }
+        if (r.contains("view") && !r["view"].is_null()) {
+          const json& view = r["view"];
+          if (!view.is_object() || !node_or_null(view.value("leader", json())) ||
+              !view.value("leader_epoch", json(0)).is_number_integer() || !ints(view.value("isr", json::array()))) {
+            bad(f + ".view", "null or {leader: id or null, leader_epoch: integer, isr: [ids]}");
+          }
+        }
+      }
+    } else if (key == "sends") {
+      if (!v.is_object()) bad(key, "an object of record id -> send result");
+      for (const auto& [record, result] : v.items()) {
+        if (!digits(record)) bad(key + "." + record, "a record id (digits) as the key");
+        if (!result.is_string() || !scenario_send_result(result.get<std::string>())) {
+          bad(key + "." + record,
+              "a send result: unsent, pending, acked, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, "
+              "REQUEST_TIMED_OUT, NOT_LEADER_OR_FOLLOWER");
+        }
+      }
+    } else {
+      bad(key, "one of leader, leader_epoch, isr, elr, last_known_elr, fenced, hw, replicas, sends");
+    }
+  }
+}
+
+RecordedEvent parse_event(const json& doc, const std::string& where, int expected_seq) {
+  if (!doc.is_object()) throw std::invalid_argument(where + ": not a JSON object");
+  const Line line{doc, where};
+  RecordedEvent e;
+  e.raw = doc;
+  e.seq = line.integer("seq", expected_seq, expected_seq);
+  e.kind = line.text("kind", listing(kRecordingKinds));
+  if (!one_of(e.kind, kRecordingKinds)) line.fail("kind", listing(kRecordingKinds));
+  if (doc.contains("group")) e.group = line.integer("group", 1, 1 << 30);
+  if (e.kind == "note") return e;
+  if (e.kind == "observe") {
+    if (!doc.contains("state") || !doc["state"].is_object()) line.fail("state", "an observable-state object");
+    e.observed = doc["state"];
+    check_observation(e.observed, where);
+    try {
+      (void)scenario_condition(e.observed, "state");
+    } catch (const std::invalid_argument& err) {
+      throw std::invalid_argument(where + ": " + err.what());
+    } catch (const json::exception& err) {
+      throw std::invalid_argument(where + ": state: a field has the wrong type (" + std::string(err.what()) + ")");
+    }
+    return e;
+  }
+  if (e.kind == "fault") {
+    e.op = line.text("op", listing(kRecordingFaultOps));
+    if (!one_of(e.op, kRecordingFaultOps)) line.fail("op", listing(kRecordingFaultOps));
+    if (e.op == "elect_preferred") {
+      e.leader = line.integer("leader", 0, kMaxId);
+      return e;
+    }
+    e.node = line.integer("node", 0, kMaxId);
+    if (e.op == "crash") {
+      e.crash_kind = line.text("crash_kind", "kill, clean, power, disk");
+      try {
+        (void)scenario_crash_kind(e.crash_kind, "crash_kind");
+      } catch (const std::invalid_argument&) {
+        line.fail("crash_kind", "kill, clean, power, disk");
+      }
+    } else if (e.op == "cut" || e.op == "heal") {
+      e.side = line.text("side", "quorum, brokers, clients");
+      if (e.side != "quorum" && e.side != "brokers" && e.side != "clients") line.fail("side", "quorum, brokers, clients");
+    }
+    return e;
+  }
+  e.op = line.text("op", listing(kRecordingClientOps));
+  if (!one_of(e.op, kRecordingClientOps)) line.fail("op", listing(kRecordingClientOps));
+  if (e.op == "consume") {
+    e.offset = line.integer("offset", 0, 1 << 20);
+    e.broker = line.integer("broker", 0, kMaxId);
+    if (!doc.contains("read")) line.fail("read", "the record id read, or null when nothing was readable");
+    if (!doc["read"].is_null()) e.read = line.integer("read", 1, 1 << 20);
+    return e;
+  }
+  e.record = line.integer("record", 1, 1 << 20);
+  if (e.op == "produce") {
+    e.broker = line.integer("broker", 0, kMaxId);
+    if (doc.contains("response_lost")) {
+      if (!doc["response_lost"].is_boolean()) line.fail("response_lost", "true or false");
+      e.response_lost = doc["response_lost"].get<bool>();
+    }
+  }
+  e.outcome = outcome_of(line, "outcome");
+  return e;
+}
+
+}  // namespace
+
+json recording_header(const json& scenario, const std::string& kafka_version) {
+  const json source = scenario.value("source", json::object());
+  return {{"format", kRecordingFormatName},
+          {"version", kRecordingFormatVersion},
+          {"scenario", scenario.value("name", "scenario")},
+          {"kafka_version", kafka_version},
+          {"model", source.value("model", "partition")},
+          {"model_config", source.value("model_config", json::object())},
+          {"producer", scenario.value("clients", json::object()).value("producer", json::object())},
+          {"records_per_send", records_per_send(scenario)}};
+}
+
+json recorded_observation(const cut::PartitionObservation& o, int unknown_value) {
+  json out = json::object();
+  auto list = [&](const char* field, const std::vector<int>& v) {
+    if (std::find(v.begin(), v.end(), unknown_value) == v.end()) out[field] = v;
+  };
+  auto optional_node = [&](const char* field, int v) {
+    if (v != unknown_value) out[field] = v == cut::kNone ? json() : json(v);
+  };
+  optional_node("leader", o.leader);
+  if (o.leader_epoch != unknown_value) out["leader_epoch"] = o.leader_epoch;
+  list("isr", o.isr);
+  list("elr", o.elr);
+  list("last_known_elr", o.last_known_elr);
+  list("fenced", o.fenced);
+  optional_node("hw", o.hw);
+  json replicas = json::object();
+  for (const auto& [id, r] : o.replicas) {
+    json rj = {{"alive", r.alive}};
+    if (r.leo != unknown_value) rj["leo"] = r.leo;
+    json log = json::array();
+    for (const cut::LogRecord& e : r.log) log.push_back({e.leader_epoch, e.record});
+    rj["log"] = log;
+    if (!r.has_view) {
+      rj["view"] = json();
+    } else if (r.view_leader != unknown_value && r.view_leader_epoch != unknown_value &&
+               std::find(r.view_isr.begin(), r.view_isr.end(), unknown_value) == r.view_isr.end()) {
+      rj["view"] = {{"leader", r.view_leader == cut::kNone ? json() : json(r.view_leader)},
+                    {"leader_epoch", r.view_leader_epoch},
+                    {"isr", r.view_isr}};
+    }
+    replicas[std::to_string(id)] = rj;
+  }
+  out["replicas"] = replicas;
+  json sends = json::object();
+  for (const auto& [record, result] : o.sends) sends[std::to_string(record)] = cut::send_result_name(result);
+  out["sends"] = sends;
+  return out;
+}
+
+Recording parse_recording(const std::string& text) {
+  Recording out;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = "line " + std::to_string(number);
+    json doc;
+    try {
+      doc = json::parse(line);
+    } catch (const json::parse_error& e) {
+      throw std::invalid_argument(where + ": not JSON (" + std::string(e.what()) + ")");
+    }
+    if (out.header.is_null()) {
+      if (!doc.is_object() || doc.value("format", json()) != kRecordingFormatName) {
+        throw std::invalid_argument(where + ": format: the first line must be the header with format \"" +
+                                    std::string(kRecordingFormatName) + "\"");
+      }
+      if (doc.value("version", json()) != kRecordingFormatVersion) {
+        throw std::invalid_argument(where + ": version: " + doc.value("version", json()).dump() +
+                                    " is not allowed (" + std::to_string(kRecordingFormatVersion) + ")");
+      }
+      if (!doc.contains("model_config") || !doc["model_config"].is_object()) {
+        throw std::invalid_argument(where + ": model_config: missing or not an object (the model configuration "
+                                            "the recorded scenario was exported from)");
+      }
+      out.header = doc;
+      continue;
+    }
+    out.events.push_back(parse_event(doc, where, static_cast<int>(out.events.size()) + 1));
+  }
+  if (out.header.is_null()) throw std::invalid_argument("line 1: format: empty recording, no header");
+  return out;
+}
+
+std::string recording_text(const json& header, const std::vector<json>& events) {
+  std::string out = header.dump() + "\n";
+  for (const json& e : events) out += e.dump() + "\n";
+  return out;
+}
+
+std::string event_text(const RecordedEvent& e) {
+  std::string out = e.kind;
+  if (e.kind == "observe") return out + " " + e.observed.dump();
+  if (e.kind == "note") return out + " " + e.raw.value("text", "");
+  out += " " + e.op;
+  if (e.op == "elect_preferred") return out + " leader " + std::to_string(e.leader);
+  if (e.kind == "fault") {
+    out += " node " + std::to_string(e.node);
+    if (!e.crash_kind.empty()) out += " " + e.crash_kind;
+    if (!e.side.empty()) out += " " + e.side;
+    return out;
+  }
+  if (e.op == "consume") {
+    return out + " offset " + std::to_string(e.offset) + " from broker " + std::to_string(e.broker) + ": read " +
+           (e.read ? std::to_string(*e.read) : std::string("nothing"));
+  }
+  out += " record " + std::to_string(e.record);
+  if (e.op == "produce") out += " to broker " + std::to_string(e.broker) + (e.response_lost ? " (answer dropped)" : "");
+  return out + ": " + cut::send_result_name(*e.outcome);
+}
+
+}  // namespace isr::counterexamples

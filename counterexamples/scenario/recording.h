@@ -1,0 +1,76 @@
+// The recorded-execution format (docs/recording.md): what a harness did to a real cluster
+// and what it saw, as JSON lines, for `isrcheck validate` to explain with the model.
+//
+// Line 1 is a header naming the scenario and the model configuration it was exported
+// from (the scenario's source.model_config), so that a recording says which model
+// configuration must explain it. Every further line is one event, in the order the
+// harness knows: a fault it injected, a client operation with its outcome, an
+// observation of the partition, or a note of what the harness did besides (steering).
+// Events with the same `group` happened in an order the harness cannot know; a reader
+// must accept any order among them (validate does). Written by the conformance harness
+// (conformance/conform.cc), read by the validator (analysis/trace_validation.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "counterexamples/scenario/cluster_under_test.h"
+
+namespace isr::counterexamples {
+
+inline constexpr const char* kRecordingFormatName = "isrcheck-recording";
+inline constexpr int kRecordingFormatVersion = 1;
+
+// The values of an event's "kind" and, per kind, of its "op".
+inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note"};
+inline constexpr const char* kRecordingFaultOps[] = {"crash", "restart", "cut", "heal", "pause", "resume",
+                                                     "elect_preferred"};
+inline constexpr const char* kRecordingClientOps[] = {"produce", "expire_send", "consume"};
+
+struct RecordedEvent {
+  int seq = 0;                 // 1, 2, ... in file order
+  std::string kind;            // fault, client, observe, note
+  std::string op;              // fault and client events
+  std::optional<int> group;    // events of one group: order unknown among them
+  int node = -1;               // crash, restart, cut, heal, pause, resume
+  std::string crash_kind;      // crash: kill, clean, power, disk
+  std::string side;            // cut, heal: quorum, brokers, clients
+  int leader = -1;             // elect_preferred
+  int record = 0;              // produce, expire_send
+  int broker = -1;             // produce, consume: the broker the client sent to
+  bool response_lost = false;  // produce: the harness dropped the broker's answer
+  std::optional<cut::SendResult> outcome;  // produce, expire_send: what the client saw when the call returned
+  int offset = 0;                          // consume
+  std::optional<int> read;                 // consume: the record read, nullopt: nothing readable
+  nlohmann::json observed;                 // observe: the observable state (the shape of a scenario's `until`)
+  nlohmann::json raw;                      // the whole line, for reports
+};
+
+struct Recording {
+  nlohmann::json header;
+  std::vector<RecordedEvent> events;
+};
+
+// The header line of a recording of `scenario` (isrcheck-scenario v1).
+nlohmann::json recording_header(const nlohmann::json& scenario, const std::string& kafka_version);
+
+// The observation as a recording stores it: the shape of a scenario's `until`
+// (docs/scenarios.md, "Observables"), with every field the harness could not read left
+// out (`unknown_value` marks such a value in `o`, as the harness's stand-in).
+nlohmann::json recorded_observation(const cut::PartitionObservation& o, int unknown_value);
+
+// Parses a recording (JSON lines). Throws std::invalid_argument naming the line and the
+// field, with the allowed values, on anything malformed.
+Recording parse_recording(const std::string& text);
+
+// The JSON lines of a recording (header first), each line one compact JSON object.
+std::string recording_text(const nlohmann::json& header, const std::vector<nlohmann::json>& events);
+
+// One line describing an event for people ("fault crash node 0 kill", "client produce
+// record 1 to broker 0: acked").
+std::string event_text(const RecordedEvent& e);
+
+}  // namespace isr::counterexamples
