@@ -98,6 +98,10 @@ void KafkaSession::note_paused(int node, bool paused) {
 void KafkaSession::note_cut(int node, const std::string& side, bool cut) {
   if (cut) cuts_.insert({node, side}); else cuts_.erase({node, side});
 }
+void KafkaSession::note_registration_held(int node, bool held) {
+  if (held) registration_held_.insert(node); else registration_held_.erase(node);
+}
+
 void KafkaSession::note_metadata_held(int node, bool held) {
   if (held) metadata_held_.insert(node); else metadata_held_.erase(node);
 }
@@ -169,6 +173,7 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
   dead_.clear();
   cuts_.clear();
   metadata_held_.clear();
+  registration_held_.clear();
   started_new_ = true;
 }
 
@@ -180,6 +185,10 @@ void KafkaSession::restore() {
   for (int n : std::set<int>(metadata_held_)) {
     call({{"op", "release_metadata"}, {"node", n}}, std::chrono::seconds(15));
     metadata_held_.erase(n);
+  }
+  for (int n : std::set<int>(registration_held_)) {
+    call({{"op", "release_registration"}, {"node", n}}, std::chrono::seconds(15));
+    registration_held_.erase(n);
   }
   for (const auto& [n, side] : std::set<std::pair<int, std::string>>(cuts_)) {
     call({{"op", "heal"}, {"node", n}, {"side", side}}, std::chrono::seconds(15));

@@ -179,6 +179,9 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
+  // Before any cluster starts: an order no steering can hold a real cluster to.
+  const std::string unsteerable = plan_steering(scenario_).not_executable;
+  if (!unsteerable.empty()) throw NotExecutable(unsteerable);
   per_send_ = counterexamples::records_per_send(scenario_);
   request_timeout_ms_ = counterexamples::producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
@@ -248,10 +251,19 @@ void RealKafkaCluster::run(const SteerAction& a) {
       signal(a.node, false);
       break;
     case SteerAction::Kind::Cut:
-      session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
-      session_.note_cut(a.node, "brokers", true);
+      // Two holds may cut one node at once (a record hold, a registration hold): the
+      // first cut cuts, the last heal heals.
+      if (steer_cuts_[a.node]++ == 0) {
+        session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
+        session_.note_cut(a.node, "brokers", true);
+      }
       break;
     case SteerAction::Kind::Heal:
+      if (steer_cuts_[a.node] > 0 && --steer_cuts_[a.node] > 0) {
+        notes_.push_back("steering's hold of N" + std::to_string(a.node) +
+                         " ends while another hold keeps it cut from replication: not healed yet");
+        return;
+      }
       if (scenario_cut_.count(a.node)) {
         notes_.push_back("steering's hold of N" + std::to_string(a.node) +
                          " ends while the scenario keeps it cut from replication: not healed");
@@ -268,6 +280,19 @@ void RealKafkaCluster::run(const SteerAction& a) {
       session_.note_metadata_held(a.node, true);
       metadata_held_.insert(a.node);
       break;
+    case SteerAction::Kind::HoldRegistration:
+      session_.call({{"op", "hold_registration"}, {"node", a.node}}, budget);
+      session_.note_registration_held(a.node, true);
+      registration_held_.insert(a.node);
+      break;
+    case SteerAction::Kind::ReleaseRegistration: {
+      const json r = session_.call({{"op", "release_registration"}, {"node", a.node}}, budget);
+      session_.note_registration_held(a.node, false);
+      registration_held_.erase(a.node);
+      notes_.push_back("steered: " + describe(a) + " (" + std::to_string(r.value("held_frames", 0)) +
+                       " registration and heartbeat frames waited in the controller proxies so far)");
+      return;
+    }
     case SteerAction::Kind::ReleaseMetadata: {
       await_release_point(a);
       const json r = session_.call({{"op", "release_metadata"}, {"node", a.node}}, budget);
@@ -582,7 +607,10 @@ void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> l
 
 void RealKafkaCluster::restart(int node) {
   const int step = begin("restart");
-  session_.call({{"op", "start"}, {"node", node}, {"timeout_ms", 60000}}, milliseconds(75000));
+  // A broker whose registration steering holds serves nothing until it is unfenced.
+  json start = {{"op", "start"}, {"node", node}, {"timeout_ms", 60000}};
+  if (registration_held_.count(node)) start["wait_serving"] = false;
+  session_.call(start, milliseconds(75000));
   session_.note_alive(node, true);
   end(step);
 }
