@@ -145,13 +145,15 @@ for line in open(sources):
         r = results[name]
         verdict = r["verdict"]
         if verdict == "diverges":
-            detail = "step %s: expected %s, observed %s" % (r["step"], r["expected"], r["observed"])
+            where = "the end" if r["step"] == -1 else "setup" if r["step"] == 0 else "step %s" % r["step"]
+            detail = "%s: expected %s, observed %s" % (where, r["expected"], r["observed"])
         elif verdict in ("not executable here", "error", "interrupted"):
             detail = r["reason"]
         else:
             detail = "%.1f s setup / %.1f s run" % (r["setup_seconds"], r["run_seconds"])
     counts[verdict] = counts.get(verdict, 0) + 1
-    rows.append("| %s | %s | %s | %s |" % (name, source, verdict, detail.replace("|", "/")[:300]))
+    detail = " ".join(detail.replace("|", "/").split())  # one line per row
+    rows.append("| %s | %s | %s | %s |" % (name, source, verdict, detail[:300]))
 executable = counts.get("conforms", 0) + counts.get("diverges", 0)
 print("Kafka %s: %d traces; %s" % (version, len(rows), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
 if executable:

@@ -83,6 +83,8 @@ class KafkaSession {
   void ensure_driver();
   void start_cluster(const nlohmann::json& scenario, const nlohmann::json& key);
   void restore();
+  // Polls describe until none of `nodes` is fenced (bounded). Throws DriverError.
+  void await_unfenced(const std::set<int>& nodes);
 
   KafkaOptions options_;
   DriverFactory factory_;

@@ -179,15 +179,23 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
-  // Before any cluster starts: an order no steering can hold a real cluster to.
-  const std::string unsteerable = plan_steering(scenario_).not_executable;
-  if (!unsteerable.empty()) throw NotExecutable(unsteerable);
+  // Before any cluster starts: an order no steering can hold a real cluster to, and the
+  // producer timeout the holds need (the producer is created in prepare()).
+  const SteeringPlan before = plan_steering(scenario_);
+  if (!before.not_executable.empty()) throw NotExecutable(before.not_executable);
+  std::vector<std::string> derived;
+  if (before.producer_request_timeout_ms > 0) {
+    scenario_["clients"]["producer"]["request.timeout.ms"] = before.producer_request_timeout_ms;
+    for (const std::string& n : before.notes)
+      if (n.rfind("producer request.timeout.ms", 0) == 0) derived.push_back(n);
+  }
   per_send_ = counterexamples::records_per_send(scenario_);
   request_timeout_ms_ = counterexamples::producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();
   plan_ = plan_steering(scenario_, times);
+  plan_.notes.insert(plan_.notes.begin(), derived.begin(), derived.end());
 }
 
 RealKafkaCluster::~RealKafkaCluster() {

@@ -350,6 +350,8 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
   std::map<int, std::vector<std::pair<size_t, size_t>>> cut_during;
   for (const Hold& h : holds_needed) by_follower[h.follower].push_back(h);
   SteeringPlan plan;
+  const json producer = scenario.value("clients", json::object()).value("producer", json::object());
+  const bool has_request_timeout = producer.is_object() && producer.contains("request.timeout.ms");
   for (auto& [f, list] : by_follower) {
     std::sort(list.begin(), list.end(), [](const Hold& a, const Hold& b) { return a.from < b.from; });
     std::vector<Hold> merged;
@@ -370,7 +372,18 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       }
     }
     for (const Hold& h : merged) {
-      if (h.cut) cut_during[f].push_back({h.from, h.until_leads || !h.release_before ? h.until + 1 : h.until});
+      const size_t end = h.until_leads || !h.release_before ? h.until + 1 : h.until;
+      if (h.cut) cut_during[f].push_back({h.from, end});
+      for (size_t q = h.from + 1; h.cut && q < std::min(end, steps.size()); ++q) {
+        if (steps[q].value("op", "") != "produce" || !steps[q].value("retry", false) || has_request_timeout) continue;
+        if (plan.producer_request_timeout_ms == 0) {
+          plan.notes.push_back("producer request.timeout.ms 500: N" + std::to_string(f) +
+                               " is cut from replication across the producer's own retry (step " +
+                               std::to_string(q + 1) + "), which must come before replica.lag.time.max.ms");
+        }
+        plan.producer_request_timeout_ms = 500;
+        break;
+      }
       const int from_step = static_cast<int>(h.from) + 1;
       SteerAction start = act(h.cut ? SteerAction::Kind::Cut : SteerAction::Kind::Pause, f, 0, h.reason);
       plan.steps[from_step].before.push_back(start);
@@ -398,6 +411,44 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                            h.reason);
     }
   }
+  // Elections Kafka's controller would make differently (steering.h): where the trace's
+  // election picks a replica of the resulting ISR other than the first live, unfenced one
+  // in assignment order, which PartitionChangeBuilder.electAnyLeader (kafka-metadata 4.4)
+  // elects, no hold changes the choice.
+  for (size_t i = 0; i < steps.size() && plan.not_executable.empty(); ++i) {
+    const json& s = steps[i];
+    if (s.value("op", "") != "wait") continue;
+    const json until = s.value("until", json::object());
+    const int leader = wait_leader(s);
+    if (leader < 0) continue;
+    // The election is a fencing's (FenceBroker ... leader_after=L) with no ISR change after
+    // it in the wait, so that the wait's final ISR is the one the controller chose from.
+    bool elects = false;
+    for (const json& in : s.value("internal", json::array())) {
+      if (!in.is_string()) continue;
+      const std::string text = in.get<std::string>();
+      if (text.rfind("FenceBroker(", 0) == 0 && text.find("leader_after=" + std::to_string(leader) + ")") != std::string::npos)
+        elects = true;
+      else if (elects && (text.rfind("AlterPartition(", 0) == 0 || text.rfind("RegisterBroker(", 0) == 0 ||
+                          text.rfind("UnfenceBroker(", 0) == 0 || text.rfind("FenceBroker(", 0) == 0))
+        elects = false;  // the ISR changed after the election: its final value says nothing about the choice
+    }
+    if (!elects) continue;
+    const std::vector<int> isr = ints(until.value("isr", json()));
+    const std::vector<int> fenced = ints(until.value("fenced", json()));
+    if (std::find(isr.begin(), isr.end(), leader) == isr.end()) continue;  // an unclean or ELR election
+    for (int r : replicas) {
+      const bool acceptable = std::find(isr.begin(), isr.end(), r) != isr.end() &&
+                              std::find(fenced.begin(), fenced.end(), r) == fenced.end() && after[i].at(r).alive;
+      if (!acceptable) continue;
+      if (r != leader) {
+        plan.not_executable = "step " + std::to_string(i + 1) + " elects N" + std::to_string(leader) +
+                              ", where Kafka's controller elects the first live, unfenced ISR member in assignment "
+                              "order, N" + std::to_string(r) + " (PartitionChangeBuilder.electAnyLeader); no hold changes that choice";
+      }
+      break;
+    }
+  }
   // Metadata holds of broker-only nodes whose stale view matters (steering.h).
   std::set<int> broker_only;
   for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
@@ -422,17 +473,16 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           continue;
         // Not leading in its stale view, it would only fetch: a cut of its fetches (a hold
         // above, or the scenario's own) keeps it from doing so just as well.
-        const json view = steps[i]["until"].value("replicas", json::object()).value(std::to_string(b), json::object()).value("view", json());
+        const json view =
+            steps[i]["until"].value("replicas", json::object()).value(std::to_string(b), json::object()).value("view", json());
         const bool fetch_held = after[i].at(b).cut || after[i].at(b).paused ||
                                 std::any_of(cut_during[b].begin(), cut_during[b].end(),
                                             [&](const auto& c) { return c.first < i && i < c.second; });
         if (view.value("leader", json()) != json(b) && fetch_held) continue;
-        {
-          plan.not_executable = "step " + std::to_string(i + 1) + " needs N" + std::to_string(b) +
-                                "'s metadata replay held (its stale view changes what it does), and N" +
-                                std::to_string(b) + " is a combined broker+controller, whose replay no proxy can hold";
-          break;
-        }
+        plan.not_executable = "step " + std::to_string(i + 1) + " needs N" + std::to_string(b) +
+                              "'s metadata replay held (its stale view changes what it does), and N" + std::to_string(b) +
+                              " is a combined broker+controller, whose replay no proxy can hold";
+        break;
       }
       continue;
     }

@@ -62,9 +62,18 @@
 //   registers, and would truncate under a new leader: its brokers side is cut for as long.
 //   An unfencing hold starts only when the last `wait` before the resume or heal showed
 //   the broker fenced.
+// - A follower cut across the producer's own retry of a record (a lost answer or a
+//   timeout the trace retries) stays cut for the producer's request.timeout.ms: with the
+//   harness's default (3 s) longer than replica.lag.time.max.ms (2 s), so the leader shrinks
+//   the ISR where the trace does not. A scenario that does not set the producer's
+//   request.timeout.ms then gets 500 ms (what the export option --request-timeout-ms gave
+//   h-corpus-acks-1-lost-response-duplicates by hand).
 // - Not executable: a stale view that changes what a combined broker+controller does
-//   (the metadata-hold case above) cannot be held (see hold_metadata), so the plan says
-//   `not executable: <reason>` rather than run into a divergence that is the harness's.
+//   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
+//   ISR member other than the first live, unfenced one in assignment order is not what
+//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held. The
+//   plan says `not executable: <reason>` rather than run into a divergence that is the
+//   harness's.
 #pragma once
 
 #include <map>
@@ -111,6 +120,8 @@ struct SteeringPlan {
   std::vector<std::string> notes;   // one line per hold: which follower, which steps, how
   // Why no steering can keep a real cluster on the trace's path (empty: it can).
   std::string not_executable;
+  // The producer's request.timeout.ms the holds need (0: the scenario's or the default).
+  int producer_request_timeout_ms = 0;
 };
 
 // The holds a scenario needs (see the top of this file). Throws std::invalid_argument

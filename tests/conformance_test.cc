@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -412,6 +413,22 @@ TEST(Steering, ALostAnswerRetriedBeforeAnyFetchIsCutNotPaused) {
   for (const SteerAction& a : plan.at_end) EXPECT_EQ(a.kind, SteerAction::Kind::Heal);
 }
 
+// A follower cut across the producer's own retry (h-corpus-acks-1-lost-response-duplicates,
+// both followers cut to the end) needs the retry before replica.lag.time.max.ms: without
+// the export option that set the producer's request.timeout.ms, the plan asks for 500 ms;
+// with it, the scenario's value stands.
+TEST(Steering, AFollowerCutAcrossTheProducersRetryLowersItsRequestTimeout) {
+  json scenario = suite_scenario("h-corpus-acks-1-lost-response-duplicates");
+  EXPECT_EQ(plan_steering(scenario).producer_request_timeout_ms, 0);
+  scenario["clients"]["producer"].erase("request.timeout.ms");
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(plan.producer_request_timeout_ms, 500);
+  EXPECT_TRUE(std::any_of(plan.notes.begin(), plan.notes.end(),
+                          [](const std::string& n) { return n.rfind("producer request.timeout.ms 500", 0) == 0; }));
+  // A pause-only plan (b: no retry) asks for nothing.
+  EXPECT_EQ(plan_steering(suite_scenario("b-acks1-leader-loss")).producer_request_timeout_ms, 0);
+}
+
 TEST(Steering, AFollowerTheScenarioCutsFromReplicationIsNotHeld) {
   // k-power-loss-flush-none cuts N2's brokers side itself (step 1) before the produce:
   // N2 fetches nothing, so steering holds nobody, and never heals the scenario's cut
@@ -501,6 +518,21 @@ TEST(Steering, AFencedBrokerBroughtBackIsHeldUntilTheTraceUnfencesIt) {
   scenario["steps"][1]["until"]["fenced"] = json::array();
   plan = plan_steering(scenario);
   EXPECT_EQ(count_kind(plan, SteerAction::Kind::HoldRegistration), 0);
+}
+
+// b with the election moved to N2 (the model leaves the new leader open; a `simulate`
+// trace may pick N2): Kafka's controller elects N1, the first live, unfenced ISR member in
+// assignment order, whatever is held: not executable, with the reason.
+TEST(Steering, AnElectionKafkaWouldMakeDifferentlyIsNotExecutable) {
+  json scenario = suite_scenario("b-acks1-leader-loss");
+  json& wait = scenario["steps"][2];
+  ASSERT_EQ(wait["until"]["leader"], 1);
+  EXPECT_EQ(plan_steering(scenario).not_executable, "");
+  wait["until"]["leader"] = 2;
+  wait["internal"] = json::array({"ControllerFailover(voter=2)", "FenceBroker(broker=0, leader_after=2)"});
+  const std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("elects N2"), std::string::npos) << why;
+  EXPECT_NE(why.find("N1 (PartitionChangeBuilder.electAnyLeader)"), std::string::npos) << why;
 }
 
 // Every scenario of the suite that runs on a release here can be steered (the planner
