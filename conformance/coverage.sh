@@ -14,8 +14,11 @@
 # no copies-lost column, one job: a few minutes of one core). --simulate N: seeds S..S+N-1
 # (S default 1), W walks each (default 1000), over the default model with the settings of
 # --simulate-set (default "acks=1": the default model itself holds in simulate, so its
-# family is taken with the one setting README's first example breaks it with). Seeds whose
-# shrunk trace is one an earlier seed found run once (the row names the first). --export-only stops
+# family is taken with the one setting README's first example breaks it with). A trace
+# taking the same actions as an earlier one (seeds that shrink to one trace; matrix cells
+# differing in a setting the trace never exercises) runs once, its row names the first:
+# for the matrix that is a sample, each distinct action sequence run in its first cell's
+# configuration. --export-only stops
 # before Kafka (the table then has the export column only). Output: DIR/table.md (default
 # DIR build/coverage), DIR/conform.json, the exported scenarios in DIR/scenarios/.
 # Exit status: 0 the table was made (whatever the verdicts), 2 bad arguments, 3 conform
@@ -63,6 +66,21 @@ export_one() {
   fi
 }
 
+# Exports trace $1 as $2 unless an earlier trace of this run took the same actions (its
+# rendered steps): then a row "same actions as <first>" (simulate seeds often shrink to
+# one trace; matrix cells differing only in a setting the trace never exercises, too).
+declare -A seen_trace=()
+export_distinct() {
+  local trace="$1" name="$2" source="$3" sig
+  sig="$("$isrcheck" render "$trace" | grep -E '^Step [0-9]+:' | md5sum | cut -c1-32)"
+  if [[ -n "${seen_trace[$sig]:-}" ]]; then
+    printf '%s\t%s\t%s\n' "$name" "$source" "same actions as ${seen_trace[$sig]}" >> "$sources"
+    return
+  fi
+  seen_trace[$sig]="$name"
+  export_one "$trace" "$name" "$source"
+}
+
 if ((corpus)); then
   for f in "$repo"/counterexamples/corpus/*.json; do
     base="$(basename "$f" .json)"
@@ -84,15 +102,13 @@ for c in m["cells"]:
         c.get("rf"), c.get("min_isr"), c.get("acks"), c.get("unclean"), c.get("elr"), c.get("placement"),
         c.get("failures"), c.get("lossy")))
     json.dump(d["trace"], open("%s/%s.json" % (sys.argv[2], name), "w"))
-    print(name)
 EOF
   for t in "$work"/traces/matrix-*.json; do
-    [[ -e "$t" ]] && export_one "$t" "$(basename "$t" .json)" "matrix red cell"
+    [[ -e "$t" ]] && export_distinct "$t" "$(basename "$t" .json)" "matrix red cell"
   done
 fi
 sim_args=()
 for s in $sim_set; do sim_args+=(--set "$s"); done
-declare -A seen_trace=()
 for ((i = 0; i < sims; i++)); do
   seed=$((seed_base + i))
   t="$work/traces/sim-$seed.json"
@@ -102,14 +118,7 @@ for ((i = 0; i < sims; i++)); do
     printf '%s\t%s\t%s\n' "sim-$seed" "$what" "no counterexample found" >> "$sources"
     continue
   fi
-  # The shrunk trace's actions, in order: seeds that shrink to the same trace run once.
-  sig="$("$isrcheck" render "$t" | grep -E '^Step [0-9]+:' | md5sum | cut -c1-32)"
-  if [[ -n "${seen_trace[$sig]:-}" ]]; then
-    printf '%s\t%s\t%s\n' "sim-$seed" "$what" "same trace as ${seen_trace[$sig]}" >> "$sources"
-    continue
-  fi
-  seen_trace[$sig]="sim-$seed"
-  export_one "$t" "sim-$seed" "$what"
+  export_distinct "$t" "sim-$seed" "$what"
 done
 
 conform_json="$work/conform.json"
@@ -137,7 +146,7 @@ for line in open(sources):
     name, source, exported = line.rstrip("\n").split("\t")
     if exported != "ok":
         verdict = ("no counterexample" if exported == "no counterexample found" else
-                   "duplicate" if exported.startswith("same trace as") else "not exportable")
+                   "duplicate" if exported.startswith("same actions as") else "not exportable")
         detail = exported
     elif name not in results:
         verdict, detail = "not run", ""
