@@ -44,6 +44,7 @@ int run_app(int argc, const char* const* argv) {
   add_converge_command(app);
   add_conform_command(app);
   add_witness_command(app);
+  add_explore_command(app);
 
   try {
     app.parse(argc, argv);
