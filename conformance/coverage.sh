@@ -55,11 +55,18 @@ rm -rf "$work/scenarios" "$work/traces" && mkdir -p "$work/scenarios" "$work/tra
 sources="$work/sources.tsv"   # name, source, export result ("ok" or the reason)
 : > "$sources"
 
-# Exports trace $1 as scenario $2 (source text $3); a trace the exporter refuses (another
-# model, a fault no scenario op expresses) is a row of its own with the exporter's reason.
+# Export options a corpus entry needs that steering does not derive (the timers of the
+# suite's k-reelected-leader-stale-follower entry, conformance/suite/generate.sh: no leader
+# may shrink a follower held for seconds, and the parked produce must outlive the faults).
+declare -A corpus_export=([reelected-leader-stale-follower]="--request-timeout-ms 30000 --broker-config replica.lag.time.max.ms=30000")
+
+# Exports trace $1 as scenario $2 (source text $3, export options $4); a trace the exporter
+# refuses (another model, a fault no scenario op expresses) is a row of its own with the
+# exporter's reason.
 export_one() {
-  local trace="$1" name="$2" source="$3" err
-  if err=$("$isrcheck" export "$trace" --format scenario --name "$name" --out "$work/scenarios/$name.json" 2>&1 >/dev/null); then
+  local trace="$1" name="$2" source="$3" options="${4:-}" err
+  # shellcheck disable=SC2086  # options is a list of options
+  if err=$("$isrcheck" export "$trace" --format scenario --name "$name" --out "$work/scenarios/$name.json" $options 2>&1 >/dev/null); then
     printf '%s\t%s\tok\n' "$name" "$source" >> "$sources"
   else
     printf '%s\t%s\t%s\n' "$name" "$source" "$(tr '\n\t' '  ' <<<"$err" | cut -c1-200)" >> "$sources"
@@ -85,7 +92,8 @@ if ((corpus)); then
   for f in "$repo"/counterexamples/corpus/*.json; do
     base="$(basename "$f" .json)"
     [[ "$base" == manifest ]] && continue
-    export_one "$f" "corpus-$base" "corpus"
+    options="${corpus_export[$base]:-}"
+    export_one "$f" "corpus-$base" "corpus${options:+, export $options}" "$options"
   done
 fi
 if ((matrix)); then
