@@ -2,8 +2,10 @@
 #include "conformance/kafka_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "conformance/driver_process.h"
 #include "counterexamples/scenario/scenario_reader.h"
@@ -98,6 +100,10 @@ void KafkaSession::note_paused(int node, bool paused) {
 void KafkaSession::note_cut(int node, const std::string& side, bool cut) {
   if (cut) cuts_.insert({node, side}); else cuts_.erase({node, side});
 }
+void KafkaSession::note_registration_held(int node, bool held) {
+  if (held) registration_held_.insert(node); else registration_held_.erase(node);
+}
+
 void KafkaSession::note_metadata_held(int node, bool held) {
   if (held) metadata_held_.insert(node); else metadata_held_.erase(node);
 }
@@ -169,7 +175,22 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
   dead_.clear();
   cuts_.clear();
   metadata_held_.clear();
+  registration_held_.clear();
   started_new_ = true;
+}
+
+void KafkaSession::await_unfenced(const std::set<int>& nodes) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const json d = call({{"op", "describe"}, {"timeout_ms", 5000}}, std::chrono::seconds(20));
+    const json fenced = d.value("fenced", json::array());
+    bool any = false;
+    for (int n : nodes)
+      for (const json& f : fenced) any = any || f == json(n);
+    if (fenced.is_array() && !any) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  throw DriverError("timeout", "released brokers not unfenced within 30 s before the next scenario");
 }
 
 void KafkaSession::restore() {
@@ -181,6 +202,14 @@ void KafkaSession::restore() {
     call({{"op", "release_metadata"}, {"node", n}}, std::chrono::seconds(15));
     metadata_held_.erase(n);
   }
+  // A broker whose registration was held registers once released; the next topic must
+  // not be created while it is still fenced (its preferred leader would be skipped).
+  const std::set<int> registering = registration_held_;
+  for (int n : registering) {
+    call({{"op", "release_registration"}, {"node", n}}, std::chrono::seconds(15));
+    registration_held_.erase(n);
+  }
+  if (!registering.empty()) await_unfenced(registering);
   for (const auto& [n, side] : std::set<std::pair<int, std::string>>(cuts_)) {
     call({{"op", "heal"}, {"node", n}, {"side", side}}, std::chrono::seconds(15));
     cuts_.erase({n, side});

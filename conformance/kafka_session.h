@@ -60,6 +60,7 @@ class KafkaSession {
   void note_cut(int node, const std::string& side, bool cut);
   void note_alive(int node, bool alive);
   void note_metadata_held(int node, bool held);
+  void note_registration_held(int node, bool held);
   void note_voter_disk_lost() { reusable_ = false; }
   // The power fault's second half, after the node's kill -9: its mount loses its page
   // cache. Returns what was lost (PowerMounts::power). Throws DriverError.
@@ -82,6 +83,8 @@ class KafkaSession {
   void ensure_driver();
   void start_cluster(const nlohmann::json& scenario, const nlohmann::json& key);
   void restore();
+  // Polls describe until none of `nodes` is fenced (bounded). Throws DriverError.
+  void await_unfenced(const std::set<int>& nodes);
 
   KafkaOptions options_;
   DriverFactory factory_;
@@ -97,6 +100,7 @@ class KafkaSession {
   std::set<int> paused_, dead_;
   std::set<std::pair<int, std::string>> cuts_;
   std::set<int> metadata_held_;
+  std::set<int> registration_held_;
   PowerMounts mounts_;  // of the current cluster, when it was started for a power loss
 };
 

@@ -177,12 +177,23 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
     : session_(session), scenario_(std::move(scenario)) {
   const std::string reason = not_executable_reason(scenario_, session_.options().kafka_version);
   if (!reason.empty()) throw NotExecutable(reason);
+  // Before any cluster starts: an order no steering can hold a real cluster to, and the
+  // producer timeout the holds need (the producer is created in prepare()).
+  const SteeringPlan before = plan_steering(scenario_);
+  if (!before.not_executable.empty()) throw NotExecutable(before.not_executable);
+  std::vector<std::string> derived;
+  if (before.producer_request_timeout_ms > 0) {
+    scenario_["clients"]["producer"]["request.timeout.ms"] = before.producer_request_timeout_ms;
+    for (const std::string& n : before.notes)
+      if (n.rfind("producer request.timeout.ms", 0) == 0) derived.push_back(n);
+  }
   per_send_ = counterexamples::records_per_send(scenario_);
   request_timeout_ms_ = counterexamples::producer_request_timeout_ms(scenario_);
   topic_ = session_.prepare(scenario_);
   SteeringTimes times;
   times.producer_has_metadata = session_.producer_has_metadata();
   plan_ = plan_steering(scenario_, times);
+  plan_.notes.insert(plan_.notes.begin(), derived.begin(), derived.end());
 }
 
 RealKafkaCluster::~RealKafkaCluster() {
@@ -246,10 +257,19 @@ void RealKafkaCluster::run(const SteerAction& a) {
       signal(a.node, false);
       break;
     case SteerAction::Kind::Cut:
-      session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
-      session_.note_cut(a.node, "brokers", true);
+      // Two holds may cut one node at once (a record hold, a registration hold): the
+      // first cut cuts, the last heal heals.
+      if (steer_cuts_[a.node]++ == 0) {
+        session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
+        session_.note_cut(a.node, "brokers", true);
+      }
       break;
     case SteerAction::Kind::Heal:
+      if (steer_cuts_[a.node] > 0 && --steer_cuts_[a.node] > 0) {
+        notes_.push_back("steering's hold of N" + std::to_string(a.node) +
+                         " ends while another hold keeps it cut from replication: not healed yet");
+        return;
+      }
       if (scenario_cut_.count(a.node)) {
         notes_.push_back("steering's hold of N" + std::to_string(a.node) +
                          " ends while the scenario keeps it cut from replication: not healed");
@@ -266,6 +286,19 @@ void RealKafkaCluster::run(const SteerAction& a) {
       session_.note_metadata_held(a.node, true);
       metadata_held_.insert(a.node);
       break;
+    case SteerAction::Kind::HoldRegistration:
+      session_.call({{"op", "hold_registration"}, {"node", a.node}}, budget);
+      session_.note_registration_held(a.node, true);
+      registration_held_.insert(a.node);
+      break;
+    case SteerAction::Kind::ReleaseRegistration: {
+      const json r = session_.call({{"op", "release_registration"}, {"node", a.node}}, budget);
+      session_.note_registration_held(a.node, false);
+      registration_held_.erase(a.node);
+      notes_.push_back("steered: " + describe(a) + " (" + std::to_string(r.value("held_frames", 0)) +
+                       " registration and heartbeat frames waited in the controller proxies so far)");
+      return;
+    }
     case SteerAction::Kind::ReleaseMetadata: {
       await_release_point(a);
       const json r = session_.call({{"op", "release_metadata"}, {"node", a.node}}, budget);
@@ -448,7 +481,10 @@ SendResult RealKafkaCluster::send(int record, bool response_lost_in_trace) {
   json r;
   if (retry && producer_retries()) {
     // The producer's own retry (retries > 0): nothing to send, the send in progress ends.
-    r = session_.call({{"op", "await_send"}, {"record", record}, {"timeout_ms", 15000}}, milliseconds(30000));
+    // A retry the trace shows unanswered is read as a first send is (wait_ms), not awaited
+    // to its end: with no follower fetching, Kafka's retry itself times out.
+    const int await_ms = expect == "pending" ? wait_ms : 15000;
+    r = session_.call({{"op", "await_send"}, {"record", record}, {"timeout_ms", await_ms}}, milliseconds(await_ms + 15000));
     notes_.push_back("step " + std::to_string(step) + ": the retry of record " + std::to_string(record) +
                      " is Kafka's producer's own (retries > 0): awaited, not sent again");
   } else {
@@ -580,7 +616,10 @@ void RealKafkaCluster::crash(int node, cut::CrashKind kind, std::optional<int> l
 
 void RealKafkaCluster::restart(int node) {
   const int step = begin("restart");
-  session_.call({{"op", "start"}, {"node", node}, {"timeout_ms", 60000}}, milliseconds(75000));
+  // A broker whose registration steering holds serves nothing until it is unfenced.
+  json start = {{"op", "start"}, {"node", node}, {"timeout_ms", 60000}};
+  if (registration_held_.count(node)) start["wait_serving"] = false;
+  session_.call(start, milliseconds(75000));
   session_.note_alive(node, true);
   end(step);
 }

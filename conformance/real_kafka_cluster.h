@@ -140,7 +140,9 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // Who holds a node paused: the scenario's own pause op, and steering's holds. A node
   // continues only when neither does (steering never undoes the scenario's pause).
   std::set<int> scenario_paused_, steer_paused_;
-  std::set<int> metadata_held_;  // brokers whose metadata replay steering holds
+  std::set<int> metadata_held_;
+  std::set<int> registration_held_;  // brokers whose registration and heartbeats steering holds
+  std::map<int, int> steer_cuts_;    // steering's brokers-side cuts in force, per node  // brokers whose metadata replay steering holds
   std::map<int, Clock::time_point> crashed_at_;  // when each node was last stopped
   // Nodes the scenario's own cut keeps cut from replication: steering never heals them.
   std::set<int> scenario_cut_;

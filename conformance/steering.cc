@@ -147,6 +147,22 @@ std::vector<int> fenced_in(const json& step) {
   return out;
 }
 
+// Whether wait `step`'s internal steps include `kind` of broker n ("RegisterBroker(broker=0, ...)").
+bool internal_of(const json& step, const std::string& kind, int n) {
+  const std::string key = kind + "(broker=";
+  for (const json& i : step.value("internal", json::array())) {
+    if (!i.is_string()) continue;
+    const std::string text = i.get<std::string>();
+    if (text.rfind(key, 0) != 0) continue;
+    try {
+      if (std::stoi(text.substr(key.size())) == n) return true;
+    } catch (const std::exception&) {
+      // not a node id
+    }
+  }
+  return false;
+}
+
 SteerAction act(SteerAction::Kind kind, int node, int ms, std::string why) {
   SteerAction a;
   a.kind = kind;
@@ -168,6 +184,9 @@ std::string describe(const SteerAction& a) {
     case SteerAction::Kind::Sleep: return "sleep " + std::to_string(a.ms) + " ms: " + a.why;
     case SteerAction::Kind::HoldMetadata: return "hold " + n + "'s metadata replay (heartbeats flow): " + a.why;
     case SteerAction::Kind::ReleaseMetadata: return "release " + n + "'s metadata replay";
+    case SteerAction::Kind::HoldRegistration:
+      return "hold " + n + "'s registration and heartbeats at the controller proxies: " + a.why;
+    case SteerAction::Kind::ReleaseRegistration: return "release " + n + "'s registration and heartbeats";
   }
   return "?";
 }
@@ -327,8 +346,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
 
   // Merge the holds of one follower that overlap; a cut wins over a pause.
   std::map<int, std::vector<Hold>> by_follower;
+  // Whether follower f's fetches are held by a cut during wait i (merged holds below).
+  std::map<int, std::vector<std::pair<size_t, size_t>>> cut_during;
   for (const Hold& h : holds_needed) by_follower[h.follower].push_back(h);
   SteeringPlan plan;
+  const json producer = scenario.value("clients", json::object()).value("producer", json::object());
+  const bool has_request_timeout = producer.is_object() && producer.contains("request.timeout.ms");
   for (auto& [f, list] : by_follower) {
     std::sort(list.begin(), list.end(), [](const Hold& a, const Hold& b) { return a.from < b.from; });
     std::vector<Hold> merged;
@@ -349,6 +372,18 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       }
     }
     for (const Hold& h : merged) {
+      const size_t end = h.until_leads || !h.release_before ? h.until + 1 : h.until;
+      if (h.cut) cut_during[f].push_back({h.from, end});
+      for (size_t q = h.from + 1; h.cut && q < std::min(end, steps.size()); ++q) {
+        if (steps[q].value("op", "") != "produce" || !steps[q].value("retry", false) || has_request_timeout) continue;
+        if (plan.producer_request_timeout_ms == 0) {
+          plan.notes.push_back("producer request.timeout.ms 500: N" + std::to_string(f) +
+                               " is cut from replication across the producer's own retry (step " +
+                               std::to_string(q + 1) + "), which must come before replica.lag.time.max.ms");
+        }
+        plan.producer_request_timeout_ms = 500;
+        break;
+      }
       const int from_step = static_cast<int>(h.from) + 1;
       SteerAction start = act(h.cut ? SteerAction::Kind::Cut : SteerAction::Kind::Pause, f, 0, h.reason);
       plan.steps[from_step].before.push_back(start);
@@ -376,6 +411,44 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                            h.reason);
     }
   }
+  // Elections Kafka's controller would make differently (steering.h): where the trace's
+  // election picks a replica of the resulting ISR other than the first live, unfenced one
+  // in assignment order, which PartitionChangeBuilder.electAnyLeader (kafka-metadata 4.4)
+  // elects, no hold changes the choice.
+  for (size_t i = 0; i < steps.size() && plan.not_executable.empty(); ++i) {
+    const json& s = steps[i];
+    if (s.value("op", "") != "wait") continue;
+    const json until = s.value("until", json::object());
+    const int leader = wait_leader(s);
+    if (leader < 0) continue;
+    // The election is a fencing's (FenceBroker ... leader_after=L) with no ISR change after
+    // it in the wait, so that the wait's final ISR is the one the controller chose from.
+    bool elects = false;
+    for (const json& in : s.value("internal", json::array())) {
+      if (!in.is_string()) continue;
+      const std::string text = in.get<std::string>();
+      if (text.rfind("FenceBroker(", 0) == 0 && text.find("leader_after=" + std::to_string(leader) + ")") != std::string::npos)
+        elects = true;
+      else if (elects && (text.rfind("AlterPartition(", 0) == 0 || text.rfind("RegisterBroker(", 0) == 0 ||
+                          text.rfind("UnfenceBroker(", 0) == 0 || text.rfind("FenceBroker(", 0) == 0))
+        elects = false;  // the ISR changed after the election: its final value says nothing about the choice
+    }
+    if (!elects) continue;
+    const std::vector<int> isr = ints(until.value("isr", json()));
+    const std::vector<int> fenced = ints(until.value("fenced", json()));
+    if (std::find(isr.begin(), isr.end(), leader) == isr.end()) continue;  // an unclean or ELR election
+    for (int r : replicas) {
+      const bool acceptable = std::find(isr.begin(), isr.end(), r) != isr.end() &&
+                              std::find(fenced.begin(), fenced.end(), r) == fenced.end() && after[i].at(r).alive;
+      if (!acceptable) continue;
+      if (r != leader) {
+        plan.not_executable = "step " + std::to_string(i + 1) + " elects N" + std::to_string(leader) +
+                              ", where Kafka's controller elects the first live, unfenced ISR member in assignment "
+                              "order, N" + std::to_string(r) + " (PartitionChangeBuilder.electAnyLeader); no hold changes that choice";
+      }
+      break;
+    }
+  }
   // Metadata holds of broker-only nodes whose stale view matters (steering.h).
   std::set<int> broker_only;
   for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
@@ -383,8 +456,36 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     if (roles.size() == 1 && roles[0] == "broker" && n.contains("id") && n["id"].is_number_integer())
       broker_only.insert(n["id"].get<int>());
   }
+  std::set<int> brokers;  // nodes with the broker role (all replicas when the cluster lists none)
+  for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
+    const json roles = n.value("roles", json::array());
+    if (n.contains("id") && n["id"].is_number_integer() && std::find(roles.begin(), roles.end(), "broker") != roles.end())
+      brokers.insert(n["id"].get<int>());
+  }
+  if (brokers.empty()) brokers.insert(replicas.begin(), replicas.end());
   for (int b : replicas) {
-    if (!broker_only.count(b)) continue;
+    if (!broker_only.count(b)) {
+      // A combined node's metadata replay cannot be held (hold_metadata): a stale view of
+      // it that matters is an order the cluster cannot be held to.
+      if (!brokers.count(b) || !plan.not_executable.empty()) continue;
+      for (size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].value("op", "") != "wait" || view_state(steps[i], b) != 0 || !stale_view_matters(steps[i], b, after[i]))
+          continue;
+        // Not leading in its stale view, it would only fetch: a cut of its fetches (a hold
+        // above, or the scenario's own) keeps it from doing so just as well.
+        const json view =
+            steps[i]["until"].value("replicas", json::object()).value(std::to_string(b), json::object()).value("view", json());
+        const bool fetch_held = after[i].at(b).cut || after[i].at(b).paused ||
+                                std::any_of(cut_during[b].begin(), cut_during[b].end(),
+                                            [&](const auto& c) { return c.first < i && i < c.second; });
+        if (view.value("leader", json()) != json(b) && fetch_held) continue;
+        plan.not_executable = "step " + std::to_string(i + 1) + " needs N" + std::to_string(b) +
+                              "'s metadata replay held (its stale view changes what it does), and N" + std::to_string(b) +
+                              " is a combined broker+controller, whose replay no proxy can hold";
+        break;
+      }
+      continue;
+    }
     size_t last_current = steps.size();  // index of the last wait showing b current (none: the start)
     bool seen_current = false;
     std::optional<size_t> held_from;
@@ -434,6 +535,80 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                            "'s metadata replay (its heartbeats flow) to the end");
     }
   }
+  // Registration and unfencing holds (steering.h).
+  for (size_t r = 0; r < steps.size(); ++r) {
+    const json& s = steps[r];
+    const std::string op = s.value("op", "");
+    const bool restart = op == "restart";
+    const bool back = op == "resume" || (op == "heal" && s.value("side", "") == "quorum");
+    if (!restart && !back) continue;
+    const int n = int_field(s, "node", "steps[" + std::to_string(r) + "]");
+    if (!brokers.count(n)) continue;
+    if (back) {
+      // Only a broker the trace shows fenced before it comes back has an unfencing to defer.
+      bool fenced = false;
+      for (size_t q = r; q-- > 0;) {
+        if (steps[q].value("op", "") != "wait") continue;
+        const std::vector<int> f = ints(steps[q].value("until", json::object()).value("fenced", json()));
+        fenced = std::find(f.begin(), f.end(), n) != f.end();
+        break;
+      }
+      if (!fenced) continue;
+    }
+    const std::string kind = restart ? "RegisterBroker" : "UnfenceBroker";
+    bool ops_between = false;
+    size_t until = steps.size();
+    bool release_before = true;
+    bool needed = true;
+    for (size_t q = r + 1; q < steps.size(); ++q) {
+      const json& t = steps[q];
+      const std::string top = t.value("op", "");
+      if (top == "wait" && internal_of(t, kind, n)) {
+        needed = ops_between;  // registered in the wait right after: the cluster does that itself
+        until = q;
+        break;
+      }
+      if (top == "crash" && t.value("node", -1) == n) {
+        until = q;
+        release_before = false;
+        break;
+      }
+      ops_between = true;
+    }
+    if (!needed) continue;
+    const int from_step = static_cast<int>(r) + 1;
+    const std::string what = restart ? "registration" : "unfencing";
+    std::string until_text;
+    std::vector<SteerAction>* release_list = nullptr;
+    if (until == steps.size()) {
+      until_text = "to the end";
+      release_list = &plan.at_end;
+    } else if (release_before) {
+      until_text = "until just before step " + std::to_string(until + 1);
+      release_list = &plan.steps[static_cast<int>(until) + 1].before;
+    } else {
+      until_text = "until just after its crash (step " + std::to_string(until + 1) + ")";
+      release_list = &plan.steps[static_cast<int>(until) + 1].after;
+    }
+    const std::string why = "the trace " + std::string(restart ? "restarts" : "brings back") + " N" + std::to_string(n) +
+                            " at step " + std::to_string(from_step) + " and " +
+                            (until == steps.size() || !release_before
+                                 ? "never " + std::string(restart ? "registers" : "unfences") + " it"
+                                 : std::string(restart ? "registers" : "unfences") + " it only in step " +
+                                       std::to_string(until + 1));
+    // Kafka's unregistered incarnation replays metadata and fetches, the model's does not.
+    const bool cut = restart && !(r > 0 ? after[r - 1] : start).at(n).cut;
+    plan.steps[from_step].before.push_back(act(SteerAction::Kind::HoldRegistration, n, 0, why));
+    release_list->push_back(act(SteerAction::Kind::ReleaseRegistration, n, 0, ""));
+    if (cut) {
+      plan.steps[from_step].before.push_back(
+          act(SteerAction::Kind::Cut, n, 0, "N" + std::to_string(n) + " fetches nothing before it registers, as in the model"));
+      release_list->push_back(act(SteerAction::Kind::Heal, n, 0, ""));
+    }
+    plan.notes.push_back("step " + std::to_string(from_step) + ": held N" + std::to_string(n) + "'s " + what +
+                         " (BrokerRegistration/BrokerHeartbeat wait at the controller proxies)" +
+                         (cut ? " and cut its brokers side" : "") + " " + until_text + ", because " + why);
+  }
   // One settling sleep per step that starts a hold, after the holds and before the op.
   for (auto& [step, sp] : plan.steps) {
     const bool starts = std::any_of(sp.before.begin(), sp.before.end(), [](const SteerAction& a) {
@@ -453,10 +628,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         switch (x.kind) {
           case SteerAction::Kind::Resume:
           case SteerAction::Kind::Heal:
-          case SteerAction::Kind::ReleaseMetadata: return 0;
+          case SteerAction::Kind::ReleaseMetadata:
+          case SteerAction::Kind::ReleaseRegistration: return 0;
           case SteerAction::Kind::Pause:
           case SteerAction::Kind::Cut:
-          case SteerAction::Kind::HoldMetadata: return 1;
+          case SteerAction::Kind::HoldMetadata:
+          case SteerAction::Kind::HoldRegistration: return 1;
           case SteerAction::Kind::Sleep: return 2;
         }
         return 3;

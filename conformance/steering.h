@@ -48,6 +48,32 @@
 //   session has surely expired (broker.session.timeout.ms after its crash, plus margin).
 //   Combined broker+controller nodes are never metadata-held (their raft client is a
 //   voter; when it is the active controller no proxy sees its replay).
+// - Registration holds: a restarted broker registers with the controller within a second
+//   or two (BrokerLifecycleManager), and a fenced broker that is reachable again is
+//   unfenced by its next heartbeat. A trace that restarts (or resumes, or heals from the
+//   quorum) a broker and lets further operations run before its RegisterBroker (or
+//   UnfenceBroker) holds it: the driver's hold_registration makes the controller proxies
+//   hold its BrokerRegistration and BrokerHeartbeat frames (its raft and AlterPartition
+//   connections flow, so a combined node's controller stays a voter) from just before the
+//   restart until just before the `wait` whose internal steps register it, its crash, or
+//   the end. A restarted broker the trace has not registered replays no metadata and
+//   fetches nothing in the model (spec/partition/controller.cc: "brokers replay the
+//   metadata log once registered"), while Kafka's replays and fetches before it
+//   registers, and would truncate under a new leader: its brokers side is cut for as long.
+//   An unfencing hold starts only when the last `wait` before the resume or heal showed
+//   the broker fenced.
+// - A follower cut across the producer's own retry of a record (a lost answer or a
+//   timeout the trace retries) stays cut for the producer's request.timeout.ms: with the
+//   harness's default (3 s) longer than replica.lag.time.max.ms (2 s), so the leader shrinks
+//   the ISR where the trace does not. A scenario that does not set the producer's
+//   request.timeout.ms then gets 500 ms (what the export option --request-timeout-ms gave
+//   h-corpus-acks-1-lost-response-duplicates by hand).
+// - Not executable: a stale view that changes what a combined broker+controller does
+//   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
+//   ISR member other than the first live, unfenced one in assignment order is not what
+//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held. The
+//   plan says `not executable: <reason>` rather than run into a divergence that is the
+//   harness's.
 #pragma once
 
 #include <map>
@@ -59,7 +85,7 @@
 namespace isr::conformance {
 
 struct SteerAction {
-  enum class Kind { Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata };
+  enum class Kind { Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata, HoldRegistration, ReleaseRegistration };
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
   // made the wait's change (a metadata hold: see the top of this file).
@@ -92,6 +118,10 @@ struct SteeringPlan {
   std::map<int, StepPlan> steps;    // by scenario step number (1, 2, ...)
   std::vector<SteerAction> at_end;  // releases after the final observation
   std::vector<std::string> notes;   // one line per hold: which follower, which steps, how
+  // Why no steering can keep a real cluster on the trace's path (empty: it can).
+  std::string not_executable;
+  // The producer's request.timeout.ms the holds need (0: the scenario's or the default).
+  int producer_request_timeout_ms = 0;
 };
 
 // The holds a scenario needs (see the top of this file). Throws std::invalid_argument

@@ -2,7 +2,9 @@
 effect (smoke.sh runs it): cut/heal of each side, drop_produce_responses (duplicates with
 idempotence off, none with it on), controlled shutdown, disk loss of a broker-only node,
 pause/resume, a hung idempotent producer without a controller quorum (bounded),
-hold_metadata/release_metadata (one broker's metadata replay held, its heartbeats not)."""
+hold_metadata/release_metadata (one broker's metadata replay held, its heartbeats not),
+hold_registration/release_registration (a restarted broker's registration and heartbeats
+held, on combined nodes)."""
 import json
 import os
 import shutil
@@ -253,6 +255,41 @@ def metadata_hold(d):
     return time.time() - t0
 
 
+def registration_hold(d):
+    """hold_registration holds a restarted broker's registration and heartbeats and
+    nothing else: combined node 1 is killed and started again under the hold (start with
+    wait_serving false: Kafka serves only once unfenced); the controller fences it and
+    keeps it fenced and out of the ISR well past broker.session.timeout.ms while its
+    controller stays a voter (a produce with acks=all still commits); the status marks
+    its lifecycle connection held; after release_registration it registers, is unfenced
+    and rejoins the ISR."""
+    t0 = time.time()
+    start(d, "registration-hold", combined(3), {"min.insync.replicas": "2"})
+    d.call("create_topic", name="t", replicas=[0, 1, 2], config={"min.insync.replicas": "2"})
+    d.call("kill", node=1)
+    h = d.call("hold_registration", node=1)
+    check(h["registration_held"] == [1], "hold_registration answers the held set [1]: %s" % h["registration_held"])
+    d.call("start", node=1, wait_serving=False)
+    wait_for(d, lambda r: 1 in (r["fenced"] or []) and 1 not in (r["isr"] or []), "broker 1 fenced, out of the ISR")
+    time.sleep(4.0)  # registration would take well under a second unheld
+    r = d.call("describe", quiet=True)
+    check(1 in (r["fenced"] or []) and r["isr"] == [0, 2], "broker 1 still fenced and out of the ISR: " + show(r))
+    conns = d.call("status", quiet=True)["connections"]
+    check(any(c.startswith("1->") and "lifecycle (registration held)" in c for c in conns),
+          "broker 1's lifecycle connection is marked held: %s" % [c for c in conns if c.startswith("1->")])
+    d.call("producer", acks="all", retries=0, request_timeout_ms=10000, delivery_timeout_ms=20000)
+    p = d.call("produce", record=1)
+    check(p.get("result") == "acked", "a produce commits with N1's controller in the quorum: %s" % p)
+    rel = d.call("release_registration", node=1)
+    check(rel["held_frames"] >= 1, "lifecycle frames waited during the hold: %d" % rel["held_frames"])
+    wait_for(d, lambda r: 1 not in (r["fenced"] or []) and r["isr"] == [0, 1, 2], "broker 1 registered and back in the ISR",
+             timeout=30)
+    bad = d.call("hold_registration", check=False, node=7)
+    check(not bad["ok"], "an unknown node is refused: %s" % bad.get("error"))
+    d.call("stop_cluster")
+    return time.time() - t0
+
+
 def main():
     t0 = time.time()
     d = Driver(REPO)
@@ -262,7 +299,7 @@ def main():
                  "no-quorum": lambda: no_quorum(d), "elr": lambda: elr(d),
                  "last-replica": lambda: last_replica(d),
                  "last-replica-clean": lambda: last_replica(d, "stop"), "preferred": lambda: preferred(d),
-                 "metadata-hold": lambda: metadata_hold(d)}
+                 "metadata-hold": lambda: metadata_hold(d), "registration-hold": lambda: registration_hold(d)}
     chosen = sys.argv[1:] or list(scenarios)
     try:
         for name in chosen:

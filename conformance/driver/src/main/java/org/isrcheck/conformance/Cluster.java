@@ -75,6 +75,8 @@ final class Cluster implements TcpProxy.CutPolicy {
   private final Set<String> cuts = ConcurrentHashMap.newKeySet();
   // Brokers whose metadata-log fetches the controller proxies hold (hold_metadata).
   private final Set<Integer> metadataHolds = ConcurrentHashMap.newKeySet();
+  // Brokers whose registration and heartbeats the controller proxies hold (hold_registration).
+  private final Set<Integer> registrationHolds = ConcurrentHashMap.newKeySet();
   private final Object cutMonitor = new Object();
   private Admin admin;
   String topic;
@@ -381,11 +383,15 @@ final class Cluster implements TcpProxy.CutPolicy {
     format(List.of(n), deadline);
   }
 
-  void start(Node n, boolean waitUnfenced, long deadline) throws DriverException, InterruptedException, IOException {
+  void start(Node n, boolean waitUnfenced, boolean waitServing, long deadline)
+      throws DriverException, InterruptedException, IOException {
     if (n.alive()) throw DriverException.badRequest("node " + n.id + " is already running");
     startNode(n);
     n.expectedAlive = true;
-    if (!n.broker) return;
+    // A KRaft broker serves requests only once unfenced (BrokerServer.startup waits for
+    // the unfencing before enableRequestProcessing): with its registration held there is
+    // nothing to wait for.
+    if (!n.broker || !waitServing) return;
     String last = "";
     while (System.currentTimeMillis() < deadline) {
       checkNoneDied();
@@ -451,6 +457,29 @@ final class Cluster implements TcpProxy.CutPolicy {
       if (hold) metadataHolds.add(n.id); else metadataHolds.remove(n.id);
       cutMonitor.notifyAll();
     }
+  }
+
+  /**
+   * Holds (or releases) the registration and unfencing of broker `n`: every controller
+   * proxy holds the request frames of n's lifecycle connections (BrokerRegistration,
+   * BrokerHeartbeat; TcpProxy), while its raft and AlterPartition connections flow. Also
+   * for combined nodes: their controller's raft traffic is untouched.
+   */
+  void holdRegistration(Node n, boolean hold) throws DriverException {
+    if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it never registers as one)");
+    synchronized (cutMonitor) {
+      if (hold) registrationHolds.add(n.id); else registrationHolds.remove(n.id);
+      cutMonitor.notifyAll();
+    }
+  }
+
+  List<Integer> registrationHolds() {
+    return registrationHolds.stream().sorted().collect(Collectors.toList());
+  }
+
+  @Override
+  public boolean registrationHeld(Integer origin) {
+    return origin != null && registrationHolds.contains(origin);
   }
 
   List<Integer> metadataHolds() {

@@ -125,7 +125,8 @@ public final class Driver {
 
   static final List<String> OPS = List.of("ping", "status", "start_cluster", "create_topic", "producer", "produce",
       "send_status", "await_send", "sends", "consume", "kill", "stop", "disk_loss", "start", "pause", "resume",
-      "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata", "elect_preferred", "describe", "stop_cluster", "shutdown");
+      "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata",
+      "hold_registration", "release_registration", "elect_preferred", "describe", "stop_cluster", "shutdown");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -290,7 +291,8 @@ public final class Driver {
       }
       case "start": {
         Node n = c.node(intField(req, "node"));
-        c.start(n, req.path("wait_unfenced").asBoolean(false), deadline(req, 30000));
+        c.start(n, req.path("wait_unfenced").asBoolean(false), req.path("wait_serving").asBoolean(true),
+            deadline(req, 30000));
         resp.put("node", n.id);
         resp.put("pid", n.pid());
         return;
@@ -309,6 +311,19 @@ public final class Driver {
         c.cut(n, text(req, "side"), op.equals("cut"));
         ArrayNode a = resp.putArray("cuts");
         c.cuts().forEach(a::add);
+        return;
+      }
+      case "hold_registration":
+      case "release_registration": {
+        Node n = c.node(intField(req, "node"));
+        c.holdRegistration(n, op.equals("hold_registration"));
+        ArrayNode a = resp.putArray("registration_held");
+        c.registrationHolds().forEach(a::add);
+        int held = 0;
+        for (Node m : c.nodes.values()) {
+          if (m.controllerProxy != null) held += m.controllerProxy.heldLifecycleFrames();
+        }
+        resp.put("held_frames", held);
         return;
       }
       case "hold_metadata":
@@ -499,6 +514,8 @@ public final class Driver {
     cluster.cuts().forEach(a::add);
     ArrayNode mh = resp.putArray("metadata_held");
     cluster.metadataHolds().forEach(mh::add);
+    ArrayNode rh = resp.putArray("registration_held");
+    cluster.registrationHolds().forEach(rh::add);
     ArrayNode conns = resp.putArray("connections");
     for (Node n : cluster.nodes.values()) {
       for (TcpProxy p : new TcpProxy[] {n.clientProxy, n.replicationProxy, n.controllerProxy}) {

@@ -29,6 +29,14 @@
 // hold is per connection because a Kafka NetworkClient matches responses to requests in
 // order per connection (InFlightRequests.completeNext): holding one request and passing
 // a later one on the same connection would break the client.
+//
+// The same proxy holds one broker's registration and unfencing (hold_registration): a
+// connection whose first request after ApiVersions is BrokerRegistration (62) or
+// BrokerHeartbeat (63) is its BrokerLifecycleManager's, and while the origin broker is
+// held every request frame of it waits, so the controller neither registers a restarted
+// incarnation nor unfences a fenced one until the trace does (a slow lifecycle channel).
+// Its raft and AlterPartition connections are untouched, so a combined node's controller
+// stays in the quorum.
 package org.isrcheck.conformance;
 
 import java.io.DataInputStream;
@@ -56,12 +64,16 @@ final class TcpProxy implements AutoCloseable {
     Integer originOf(int peerPort, int proxyPort);
     /** Whether the metadata-log fetches of `originNode` are held (hold_metadata). */
     boolean metadataHeld(Integer originNode);
+    /** Whether the registration and heartbeats of `originNode` are held (hold_registration). */
+    boolean registrationHeld(Integer originNode);
   }
 
   /** Kafka api keys the controller proxy tells apart (clients/.../message/*Request.json). */
   static final int API_FETCH = 1;
   static final int API_API_VERSIONS = 18;
   static final int API_FETCH_SNAPSHOT = 59;
+  static final int API_BROKER_REGISTRATION = 62;
+  static final int API_BROKER_HEARTBEAT = 63;
 
   /**
    * What the first request frames of a connection make of it: null while only
@@ -71,6 +83,15 @@ final class TcpProxy implements AutoCloseable {
   static Boolean classify(Boolean sofar, int apiKey) {
     if (sofar != null || apiKey == API_API_VERSIONS) return sofar;
     return apiKey == API_FETCH || apiKey == API_FETCH_SNAPSHOT;
+  }
+
+  /**
+   * The same for a broker's lifecycle connection: null while only ApiVersions went by, then
+   * true when the first other request is BrokerRegistration or BrokerHeartbeat.
+   */
+  static Boolean classifyLifecycle(Boolean sofar, int apiKey) {
+    if (sofar != null || apiKey == API_API_VERSIONS) return sofar;
+    return apiKey == API_BROKER_REGISTRATION || apiKey == API_BROKER_HEARTBEAT;
   }
 
   /** The api key of a request frame (the header's first two bytes), or -1 when too short. */
@@ -92,6 +113,8 @@ final class TcpProxy implements AutoCloseable {
   // Raft request frames that waited for a metadata hold, and raft connections seen.
   private final AtomicInteger heldFrames = new AtomicInteger();
   private final AtomicInteger raftConnections = new AtomicInteger();
+  // Lifecycle request frames (registration, heartbeat) that waited for a registration hold.
+  private final AtomicInteger heldLifecycleFrames = new AtomicInteger();
   private volatile boolean closed;
 
   TcpProxy(int node, Listener listener, int upstreamPort, CutPolicy policy) throws IOException {
@@ -133,6 +156,11 @@ final class TcpProxy implements AutoCloseable {
     return heldFrames.get();
   }
 
+  /** Registration and heartbeat frames that had to wait for a registration hold. */
+  int heldLifecycleFrames() {
+    return heldLifecycleFrames.get();
+  }
+
   /** Connections this proxy classified as raft (metadata log) connections. */
   int raftConnectionsSeen() {
     return raftConnections.get();
@@ -145,7 +173,9 @@ final class TcpProxy implements AutoCloseable {
       out.add((c.origin == null ? "external" : c.origin.toString()) + "->" + node + ":" + listener.name().toLowerCase()
           + (Boolean.TRUE.equals(c.raft) ? " raft" : "")
           + (policy.frozen(node, listener, c.origin) ? " (frozen)" : "")
-          + (Boolean.TRUE.equals(c.raft) && policy.metadataHeld(c.origin) ? " (metadata held)" : ""));
+          + (Boolean.TRUE.equals(c.lifecycle) ? " lifecycle" : "")
+          + (Boolean.TRUE.equals(c.raft) && policy.metadataHeld(c.origin) ? " (metadata held)" : "")
+          + (Boolean.TRUE.equals(c.lifecycle) && policy.registrationHeld(c.origin) ? " (registration held)" : ""));
     }
     java.util.Collections.sort(out);
     return out;
@@ -223,12 +253,23 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
+  private void waitWhileRegistrationHeld(Integer origin) throws InterruptedException {
+    Object m = policy.monitor();
+    synchronized (m) {
+      while (!closed && policy.registrationHeld(origin)) {
+        m.wait(200);
+      }
+    }
+  }
+
   private final class Conn {
     final Socket down;
     final Socket up;
     final Integer origin;
     // Controller proxy: whether this is a raft connection (null: not known yet).
     volatile Boolean raft;
+    // Controller proxy: whether this is a broker's lifecycle connection (null: not known yet).
+    volatile Boolean lifecycle;
     // Correlation ids of Produce requests in flight on this connection (client proxy).
     final Set<Integer> produceCorrelations = ConcurrentHashMap.newKeySet();
     final AtomicInteger finished = new AtomicInteger();
@@ -302,6 +343,14 @@ final class TcpProxy implements AutoCloseable {
             heldFrames.incrementAndGet();
             waitWhileMetadataHeld(origin);
             // A cut that began during the hold freezes the frame further.
+            waitWhileFrozen(origin);
+          }
+          lifecycle = classifyLifecycle(lifecycle, apiKeyOf(frame));
+          if (Boolean.TRUE.equals(lifecycle) && policy.registrationHeld(origin)) {
+            heldLifecycleFrames.incrementAndGet();
+            Log.info("proxy " + node + "/" + listener + ": holding a lifecycle request (api key " + apiKeyOf(frame)
+                + ") of broker " + origin);
+            waitWhileRegistrationHeld(origin);
             waitWhileFrozen(origin);
           }
         } else if (request && listener == Listener.CLIENT) {
