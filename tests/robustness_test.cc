@@ -347,6 +347,89 @@ TEST(OutputIntegrity, OutputPathsAreCheckedBeforeTheSearch) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- issue 29 point 9: the black-box run's findings, each input as it was found ----------
+
+// A thread the system refuses aborted the process ("terminate called without an active
+// exception"): now the started threads are joined and the run ends with exit 2.
+TEST(BadInput29, AThreadThatCannotBeCreatedIsExitTwoNotAnAbort) {
+  const Result r = isr::trace_test::run_shell(std::string("ulimit -v 4000000 && '") + ISRCHECK_BINARY +
+                                              "' check --max-states 1 --threads 1000");
+  expect_rejected(r, "--threads");
+  EXPECT_TRUE(mentions(r.err, "use fewer threads")) << r.err;
+  EXPECT_FALSE(mentions(r.err, "terminate")) << r.err;
+}
+
+// describe --config /dev/zero read until memory ran out (exit 4 after 6-9 s).
+TEST(BadInput29, AnEndlessConfigFileStopsAtTheSizeLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = run("describe --config /dev/zero");
+  expect_rejected(r, "--config");
+  EXPECT_TRUE(mentions(r.err, "larger than 64 MiB")) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// "-1" was read as the largest count (no limit) and '' as "no time limit".
+TEST(BadInput29, NegativeHexAndEmptyLimitsAreRefused) {
+  expect_rejected(run("check --max-states -1"), "--max-states");
+  expect_rejected(run("check --max-states 0x10"), "not a count");
+  expect_rejected(run("check --threads -1"), "--threads");
+  expect_rejected(run("check --time-limit ''"), "--time-limit");
+  expect_rejected(run("check --max-memory ''"), "--max-memory");
+  expect_rejected(run("simulate --time-limit ''"), "--time-limit");
+  expect_rejected(run("converge --max-states -1"), "--max-states");
+  expect_rejected(run("graph --max-states -1"), "--max-states");
+  expect_rejected(run("witness --script produce --trace-out x.json --max-states -1"), "--max-states");
+}
+
+// tests --max-states 0 ran unbounded, undocumented; a bad --out was found after the search.
+TEST(BadInput29, TestsRefusesAnUnboundedGraphAndABadOutBeforeSearching) {
+  const std::string dir = temp_path("_tests29");
+  expect_rejected(run("tests --cover actions --max-states 0 --out '" + dir + "'"), "--max-states");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/index.json"));
+  for (const std::string& out : {std::string("''"), std::string("/proc/self/isrcheck-tests")}) {
+    const Result r = run("tests --cover transitions --set faults.max_crashes=3 --max-states 100000000 --out " + out);
+    expect_rejected(r, "--out");
+    EXPECT_FALSE(mentions(r.out, "state graph")) << "searched first: " << r.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// render and export to a full device exited 0 (write errors ignored); as root, the atomic
+// write even replaced the device with a regular file.
+TEST(BadInput29, WriteErrorsAreReportedNotIgnored) {
+  const std::string trace = fixture_path("trace_acks1_leader_loss.json");
+  for (const std::string& command :
+       {"render '" + trace + "' --out /dev/full", "render '" + trace + "' --format mermaid --out /dev/full",
+        "export '" + trace + "' --format scenario --out /dev/full", "export '" + trace + "' --format itf --out /dev/full"}) {
+    const Result r = run(command);
+    EXPECT_NE(r.exit_code, 0) << command;
+    EXPECT_TRUE(mentions(r.err, "cannot write \"/dev/full\"")) << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::is_regular_file("/dev/full")) << "the device was replaced by " << command;
+  }
+  const Result piped = run("render '" + trace + "' > /dev/full");
+  EXPECT_NE(piped.exit_code, 0);
+  EXPECT_TRUE(mentions(piped.err, "cannot write to standard output")) << piped.err;
+  // /dev/null stays a fine place to write to.
+  EXPECT_EQ(run("render '" + trace + "' --out /dev/null").exit_code, 0);
+}
+
+// witness --script read node numbers with std::stoi ("1abc" as 1) and searched for a
+// node that does not exist, answering exit 1 "no witness".
+TEST(BadInput29, WitnessNodeNumbersAreParsedStrictlyAndMustExist) {
+  const std::string out = temp_path(".json");
+  for (const char* op : {"kill -1", "kill 0x1", "kill 1abc", "kill 1e3", "kill +1", "restart 1.0"}) {
+    const Result r = run(std::string("witness --script 'produce; ") + op + "' --trace-out '" + out + "'");
+    expect_rejected(r, "not a node number");
+  }
+  for (const char* op : {"kill 99", "restart 3", "cut 7 brokers", "elect 3"}) {
+    const Result r = run(std::string("witness --script 'produce; ") + op + "' --trace-out '" + out + "'");
+    expect_rejected(r, "does not exist; allowed: 0 to 2");
+  }
+  // Still accepted: the forms the help names.
+  EXPECT_EQ(run("witness --script 'produce; kill 1' --trace-out '" + out + "'").exit_code, 0);
+  std::remove(out.c_str());
+}
+
 TEST(OutputIntegrity, AClaimNameCannotLeaveTheTraceDirectory) {
   const std::string dir = temp_path("_claim_dir");
   std::filesystem::create_directories(dir + "/traces");
