@@ -21,7 +21,7 @@
 #include "counterexamples/export/export_scenario.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/scenario/scenario_validation.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -72,6 +72,7 @@ nlohmann::json load_input(const std::string& path) {
   }
   if (is_trace_document(doc)) {
     try {
+      check_trace_of_model(doc);
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {
       throw UsageError(path + ": " + e.field, e.message);
@@ -106,28 +107,31 @@ void keep_logs(const std::string& work_dir, const std::string& dir, const std::s
   }
 }
 
-void print_result(const conformance::ConformResult& r) {
+void print_result(const conformance::ConformResult& r, std::ostream& out) {
   using conformance::Verdict;
-  std::cout << r.name << ": ";
+  out << r.name << ": ";
   switch (r.verdict) {
-    case Verdict::Conforms: std::cout << "conforms"; break;
+    case Verdict::Conforms: out << "conforms"; break;
     case Verdict::Diverges:
-      std::cout << "diverges at " << r.step_text << ": expected " << r.expected << ", observed " << r.observed;
+      out << "diverges at " << r.step_text << ": expected " << r.expected << ", observed " << r.observed;
       break;
-    case Verdict::NotExecutable: std::cout << "not executable here: " << r.reason; break;
-    case Verdict::Interrupted: std::cout << "interrupted: " << r.reason; break;
-    case Verdict::Error: std::cout << "internal error at " << r.step_text << ": " << r.reason; break;
+    case Verdict::NotExecutable: out << "not executable here: " << r.reason; break;
+    case Verdict::Interrupted: out << "interrupted: " << r.reason; break;
+    case Verdict::Error: out << "internal error at " << r.step_text << ": " << r.reason; break;
   }
-  std::cout << "  [" << fixed(r.setup_seconds, 1) << " s setup" << (r.new_cluster ? ", new cluster" : ", cluster reused")
+  out << "  [" << fixed(r.setup_seconds, 1) << " s setup" << (r.new_cluster ? ", new cluster" : ", cluster reused")
             << ", " << fixed(r.run_seconds, 1) << " s run, " << r.steps_run << " steps]\n";
-  for (const std::string& line : r.side_by_side) std::cout << "    " << line << "\n";
-  for (const std::string& line : r.steered) std::cout << "  steered: " << line << "\n";
+  for (const std::string& line : r.side_by_side) out << "    " << line << "\n";
+  for (const std::string& line : r.steered) out << "  steered: " << line << "\n";
 }
 
 void run_conform(const ConformOptions& options) {
   // Every input is read before any cluster starts: bad input exits 2 at once.
   std::vector<nlohmann::json> scenarios;
   for (const std::string& path : options.inputs) scenarios.push_back(load_input(path));
+  check_output_path(options.json_out, "--json");
+  // With --json - stdout carries the JSON document alone; the per-scenario lines go to stderr.
+  std::ostream& out = options.json_out == "-" ? std::cerr : std::cout;
 
   conformance::KafkaOptions kafka;
   kafka.kafka_version = options.kafka_version;
@@ -155,12 +159,12 @@ void run_conform(const ConformOptions& options) {
     } catch (const conformance::Interrupted&) {
       interrupted_run = true;
     }
-    print_result(r);
-    std::cout.flush();
+    print_result(r, out);
+    out.flush();
     if (!options.keep_logs.empty() && r.verdict != conformance::Verdict::Conforms &&
         r.verdict != conformance::Verdict::NotExecutable) {
       keep_logs(r.work_dir, options.keep_logs, r.name);
-      std::cout << "  logs kept in " << (fs::path(options.keep_logs) / r.name).string() << "\n";
+      out << "  logs kept in " << (fs::path(options.keep_logs) / r.name).string() << "\n";
     }
     report.push_back(r.to_json());
     if (r.verdict == conformance::Verdict::Diverges) worst = std::max(worst, 1);
@@ -169,7 +173,7 @@ void run_conform(const ConformOptions& options) {
   }
   session.stop();  // the driver and every node JVM, before reporting
   if (interrupted_run) {
-    std::cout << "interrupted after " << report.size() << " of " << scenarios.size() << " scenario(s)\n";
+    out << "interrupted after " << report.size() << " of " << scenarios.size() << " scenario(s)\n";
   }
   if (!options.json_out.empty()) {
     write_json(options.json_out, "--json",

@@ -11,7 +11,7 @@
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
 #include "counterexamples/trace/replay.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -19,15 +19,26 @@ namespace {
 struct ReplayOptions {
   std::string trace_file;
   std::string model;  // empty: the trace's own "model" field
+  std::string json_file;  // empty: none; "-": stdout, the summary then on stderr
 };
 
-// With --model, the trace must be of that model.
-void require_model(const nlohmann::json& trace, const std::string& model) {
-  if (model.empty()) return;
-  const std::string recorded = trace.at("model").get<std::string>();
-  if (recorded != model) {
-    throw UsageError("--model", "the trace is of model \"" + recorded + "\", not \"" + model + "\"");
+// The result as --json writes it (docs/trace-format.md, "replay --json").
+nlohmann::json replay_json(const ReplayOptions& o, const nlohmann::json& trace,
+                           const counterexamples::ReplayResult& result, const std::string& engine) {
+  nlohmann::json j = {{"command", "replay"},
+                      {"trace", o.trace_file},
+                      {"model", trace.at("model")},
+                      {"property", result.property},
+                      {"verdict", result.reproduced ? "reproduced" : "diverged"},
+                      {"steps", result.steps}};
+  if (!engine.empty()) j["engine"] = engine;
+  if (!result.reproduced) {
+    j["diverged_at"] = result.diverged_at;
+    j["explanation"] = result.explanation;
+    if (!result.state_diff.empty()) j["state_diff"] = result.state_diff;
+    if (!result.enabled_actions.empty()) j["enabled_actions"] = result.enabled_actions;
   }
+  return j;
 }
 
 void replay(const ReplayOptions& o) {
@@ -36,10 +47,10 @@ void replay(const ReplayOptions& o) {
   auto in_file = [&](const std::string& field) {
     return field == o.trace_file ? field : o.trace_file + ": " + field;
   };
+  check_output_path(o.json_file, "--json");
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   try {
-    const nlohmann::json trace = read_trace_file(o.trace_file);
-    check_trace(trace);
-    require_model(trace, o.model);
+    const nlohmann::json trace = load_trace(o.trace_file, o.model);
     // A witness of an analysis over the state graph (availability, logs-converge) ends in
     // a state that analysis classifies, not in a property violation: its steps replay.
     const std::string engine = trace.value("engine", "");
@@ -47,11 +58,12 @@ void replay(const ReplayOptions& o) {
     with_trace_model(trace, [&](const auto& model, std::string_view) {
       const ReplayResult result = replay_trace(model, trace, witness ? ReplayEnd::StepsOnly : ReplayEnd::PropertyViolated);
       if (witness && result.reproduced) {
-        std::cout << "reproduced: " << result.steps << " steps to the " << result.property << " witness (" << engine
-                  << " analysis)\n";
+        out << "reproduced: " << result.steps << " steps to the " << result.property << " witness (" << engine
+            << " analysis)\n";
       } else {
-        std::cout << result.summary() << "\n";
+        out << result.summary() << "\n";
       }
+      if (!o.json_file.empty()) write_json(o.json_file, "--json", replay_json(o, trace, result, engine));
       set_exit_code(result.reproduced ? 0 : 1);
     });
   } catch (const TraceFormatError& e) {
@@ -71,6 +83,7 @@ void add_replay_command(CLI::App& app) {
   command->add_option("--model", o->model,
                       "Expect a trace of this model (default: the model the trace names)")
       ->check(CLI::IsMember(model_names()));
+  command->add_option("--json", o->json_file, "Write the result as JSON; - for stdout (the summary then on stderr)");
   command->callback([o] { replay(*o); });
 }
 
