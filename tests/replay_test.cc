@@ -377,7 +377,7 @@ TEST_F(ReplayCli, EveryTraceReaderRefusesTracesOfAnotherModelOrConfiguration) {
   const std::vector<std::pair<json, std::string>> bad = {
       {unknown_kind, "steps[1].action.kind: unknown action kind \"Teleport\""},
       {relabelled, "config."},
-      {other_config, "steps[0].state: not an initial state"}};
+      {other_config, "steps[0].state: field \"nodes\" has 3 entries, the configuration gives 4"}};
   const std::string out = trace_test::temp_path(".out");
   const std::vector<std::string> readers = {
       "render", "render --format mermaid", "render --format dot", "replay",

@@ -45,9 +45,9 @@ decltype(auto) with_trace_model(const nlohmann::json& trace, F&& f) {
 }
 
 // check_trace, then: the trace is of `expected_model` (when not empty), its "config"
-// builds the model it names, its step 0 is an initial state of that model (also up to
-// symmetry), and every step's action is of a kind the model has. Throws TraceFormatError
-// naming the field at fault.
+// builds the model it names, its step 0 has the shape of that model's states under that
+// configuration (the same fields, lists of the nodes of the same length), and every
+// step's action is of a kind the model has. Throws TraceFormatError naming the field.
 void check_trace_of_model(const nlohmann::json& trace, std::string_view expected_model = {});
 
 // read_trace_file then check_trace_of_model: what every command that reads a trace calls.
