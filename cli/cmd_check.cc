@@ -320,6 +320,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     collision << ")";
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
+    unused_switches_report(model, r, r.verdict == checker::Verdict::Holds, out, report);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
     if (o.explain) out << figures_explained();
 
