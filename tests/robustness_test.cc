@@ -432,6 +432,96 @@ TEST(BadInput29, WitnessNodeNumbersAreParsedStrictlyAndMustExist) {
   std::remove(out.c_str());
 }
 
+// ---- issue 29 point 4: pure --json - everywhere, --json on replay and corpus ---------
+
+nlohmann::json only_json(const Result& r, const std::string& command) {
+  const nlohmann::json document = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(document.is_discarded()) << command << " wrote more than JSON on stdout:\n" << r.out.substr(0, 300);
+  return document;
+}
+
+TEST(OutputIntegrity29, ConvergeWritesPureJsonWithJsonDash) {
+  const std::string command =
+      "converge --set brokers=2 --set replication_factor=2 --set min_insync_replicas=1 --set faults.max_crashes=0 "
+      "--json -";
+  const Result r = run(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, command);
+  EXPECT_EQ(j.value("verdict", ""), "converges") << r.out;
+  EXPECT_TRUE(mentions(r.err, "verdict: CONVERGES")) << "the summary belongs on stderr: " << r.err;
+}
+
+TEST(OutputIntegrity29, ReplayHasJsonAndKeepsStdoutPure) {
+  const std::string trace = temp_path(".json");
+  ASSERT_EQ(run("check --set acks=1 --quiet --trace-out '" + trace + "'").exit_code, 1);
+  const Result r = run("replay '" + trace + "' --json -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, "replay --json -");
+  EXPECT_EQ(j.value("verdict", ""), "reproduced");
+  EXPECT_EQ(j.value("command", ""), "replay");
+  EXPECT_EQ(j.value("model", ""), "partition");
+  EXPECT_TRUE(mentions(r.err, "reproduced: ")) << r.err;
+  // A diverging trace: the step and the explanation are in the JSON too.
+  nlohmann::json changed = nlohmann::json::parse(isr::trace_test::slurp(trace));
+  changed["steps"][1]["state"]["producer"]["retries"] = 1;
+  const std::string diverging = write_temp(changed.dump());
+  const Result d = run("replay '" + diverging + "' --json -");
+  EXPECT_EQ(d.exit_code, 1);
+  const nlohmann::json dj = only_json(d, "replay (diverging) --json -");
+  EXPECT_EQ(dj.value("verdict", ""), "diverged");
+  EXPECT_EQ(dj.value("diverged_at", -1), 1);
+  std::remove(trace.c_str());
+  std::remove(diverging.c_str());
+}
+
+TEST(OutputIntegrity29, CorpusVerifyHasJsonAndKeepsStdoutPure) {
+  const std::string command = "corpus verify --only acks-1-leader-loss --threads 1 --json - --manifest '" +
+                              std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/manifest.json'";
+  const Result r = run(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, command);
+  EXPECT_EQ(j.value("verdict", ""), "verified");
+  ASSERT_EQ(j.at("entries").size(), 1u);
+  EXPECT_EQ(j["entries"][0].value("name", ""), "acks-1-leader-loss");
+  EXPECT_EQ(j["entries"][0].value("ok", false), true);
+  EXPECT_EQ(j["entries"][0].at("unsafe").value("verdict", ""), "violated");
+  EXPECT_TRUE(mentions(r.err, "corpus verified: 1 of 1")) << r.err;
+}
+
+// ---- issue 29 point 3: progress lines, and matrix's incomplete cells -------------------
+
+// ISRCHECK_PROGRESS_MS shortens the one-second interval so that a sub-second run shows it.
+TEST(Progress29, LongCommandsPrintWhatIsDoneAndLeft) {
+  const std::string manifest = std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/manifest.json";
+  const Result corpus = isr::trace_test::run_shell("ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) +
+                                                   "' corpus verify --only acks-1-leader-loss --threads 1 --manifest '" +
+                                                   manifest + "'");
+  EXPECT_TRUE(mentions(corpus.err, "corpus verify: 0 of 1 entries done, 1 left; now entry acks-1-leader-loss"))
+      << corpus.err;
+  const Result prove = isr::trace_test::run_shell(
+      "ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) + "' prove '" + std::string(ISRCHECK_SOURCE_DIR) +
+      "/claims/min-isr-two-one-loss-keeps-acked-writes.json'");
+  EXPECT_TRUE(mentions(prove.err, "prove: 0 of 1 claims done, 1 left; now claim ")) << prove.err;
+  const std::string dir = temp_path("_progress");
+  const Result tests = isr::trace_test::run_shell("ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) +
+                                                  "' tests --cover actions --max-states 20000 --out '" + dir + "'");
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(mentions(tests.err, "tests: 0 of 1 searches done")) << tests.err;
+  EXPECT_TRUE(mentions(tests.err, " states)")) << "the state graph's vertices so far: " << tests.err;
+}
+
+TEST(Progress29, AnIncompleteMatrixExitsThreeUnlessAllowed) {
+  const std::string sweep = "matrix --rf 2 --min-isr 1 --acks all --unclean off --elr off --failures 1 --no-cache "
+                            "--quiet --max-states 50";
+  const Result strict = run(sweep);
+  EXPECT_EQ(strict.exit_code, 3) << strict.err;
+  EXPECT_TRUE(mentions(strict.err, "cells are incomplete")) << strict.err;
+  const Result allowed = run(sweep + " --allow-incomplete");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  const Result json = run(sweep + " --allow-incomplete --json -");
+  EXPECT_EQ(only_json(json, "matrix --json -").value("verdict", ""), "incomplete");
+}
+
 TEST(OutputIntegrity, AClaimNameCannotLeaveTheTraceDirectory) {
   const std::string dir = temp_path("_claim_dir");
   std::filesystem::create_directories(dir + "/traces");
