@@ -359,6 +359,18 @@ TEST(BadInput29, AThreadThatCannotBeCreatedIsExitTwoNotAnAbort) {
   EXPECT_FALSE(mentions(r.err, "terminate")) << r.err;
 }
 
+// The same for simulate, whose workers share the walks: fewer threads walk the same
+// walks, and the warning says how many ran.
+TEST(BadInput29, SimulateRunsOnTheThreadsItGetsAndSaysSo) {
+  const std::string args = "simulate --set acks=1 --seed 7 --walks 2000 --quiet";
+  const Result one = run(args + " --threads 1 --json -");
+  const Result many = isr::trace_test::run_shell(std::string("ulimit -v 4000000 && '") + ISRCHECK_BINARY + "' " +
+                                                 args + " --threads 1000");
+  EXPECT_EQ(many.exit_code, one.exit_code) << many.err;
+  EXPECT_TRUE(mentions(many.out + many.err, "threads could be started")) << many.out << many.err;
+  EXPECT_FALSE(mentions(many.err, "terminate")) << many.err;
+}
+
 // describe --config /dev/zero read until memory ran out (exit 4 after 6-9 s).
 TEST(BadInput29, AnEndlessConfigFileStopsAtTheSizeLimit) {
   const auto start = std::chrono::steady_clock::now();
