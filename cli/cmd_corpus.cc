@@ -99,7 +99,7 @@ void regenerate(const CorpusOptions& o) {
   const std::string out_dir = o.dir.empty() ? manifest.directory : o.dir;
   check_output_directory(out_dir, "--out");
   check_output_path(o.json_file, "--json");
-  std::ostream& out = o.json_file == "-" ? std::cerr : out;
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   nlohmann::json rows = nlohmann::json::array();
   int failures = 0, changed = 0;
   InterruptGuard guard;  // SIGINT/SIGTERM: stop after the entry at hand (its file is not written), exit 3
@@ -145,7 +145,7 @@ void verify(const CorpusOptions& o) {
   const analysis::Manifest manifest = load(o);
   const std::string trace_dir = o.dir.empty() ? manifest.directory : o.dir;
   check_output_path(o.json_file, "--json");
-  std::ostream& out = o.json_file == "-" ? std::cerr : out;
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   nlohmann::json rows = nlohmann::json::array();
   out << std::left << std::setw(30) << "entry" << " " << std::setw(28) << "checks" << " "
             << std::setw(40) << "unsafe: verdict, steps (max), states, time" << " "

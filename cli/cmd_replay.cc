@@ -1,7 +1,9 @@
-// `isrcheck replay TRACE`: re-executes a trace file against the model its "model" field
-// names (partition or kraft), rebuilt from its configuration. Exit 0 when it reproduces,
-// 1 at the first diverging step, 2 when the file is unreadable or malformed
-// (counterexamples/trace/replay.h).
+// `isrcheck replay TRACE [--model M] [--json F]`: re-executes a trace file against the
+// model its "model" field names, rebuilt from its configuration. Exit 0 when it
+// reproduces, 1 at the first diverging step, 2 when the file is unreadable, malformed or
+// not of the model and configuration it names (counterexamples/trace/trace_model.h,
+// replay.h). --json writes the result (docs/trace-format.md); with --json - the summary
+// line goes to stderr.
 #include <iostream>
 #include <memory>
 #include <string>
