@@ -45,6 +45,7 @@ int run_app(int argc, const char* const* argv) {
   add_converge_command(app);
   add_conform_command(app);
   add_witness_command(app);
+  add_explore_command(app);
   // CLI11's own parse errors (an option out of range, an unknown flag) carry the same
   // prefix as every other bad input, so that a script can tell them from output.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {

@@ -7,6 +7,11 @@
 // configuration; 3 incomplete (a limit or Ctrl-C stopped the search: what was verified
 // so far is printed).
 //
+// With --continue the search goes on after a violation and every property gets its own
+// verdict (also with --distributed); with --classes too (one process only), the
+// violating states of each property are grouped by mechanism signature
+// (cli/check_continue.h, docs/research.md).
+//
 // With --distributed, under `mpirun -np N`, the search is spread over N processes
 // (checker/bfs/distributed_bfs.h, docs/distributed.md) with the same result; rank 0 prints
 // and writes everything, every rank exits with the same status.
@@ -21,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,6 +34,8 @@
 
 #include "checker/bfs/bfs.h"
 #include "checker/bfs/distributed_bfs.h"
+#include "analysis/mechanism_signature.h"
+#include "cli/check_continue.h"
 #include "cli/check_summary.h"
 #include "cli/commands.h"
 #include "cli/load.h"
@@ -58,6 +66,11 @@ struct CheckOptions {
   bool quiet = false;
   bool explain = false;
   bool distributed = false;
+  bool continue_search = false;  // --continue
+  bool classes = false;          // --classes
+  size_t max_classes = 20;       // --max-classes
+  bool max_classes_given = false;
+  std::string trace_dir;         // --trace-dir
 };
 
 std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
@@ -157,6 +170,28 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   if (o.distributed && o.frontier != "delta") {
     throw UsageError("--frontier", "reference is not supported with --distributed (its frontier has one encoding)");
   }
+  if (o.classes && !o.continue_search) {
+    throw UsageError("--classes", "needs --continue (the search must go on after a violation to find every class)");
+  }
+  if (o.max_classes_given && !o.classes) throw UsageError("--max-classes", "is used only with --classes");
+  if (!o.trace_dir.empty() && !o.continue_search) {
+    throw UsageError("--trace-dir", "is used only with --continue (one trace per property); use --trace-out");
+  }
+  if (o.classes && o.distributed) {
+    throw UsageError("--classes", "is not supported with --distributed yet: the classes are interned in one "
+                                  "process (run --continue --classes with --threads; --continue alone is distributed)");
+  }
+  // The mechanism signature is the partition model's (analysis/mechanism_signature.h).
+  std::unique_ptr<checker::PathLabeler<M>> labeler;
+  if (o.classes) {
+    if constexpr (std::is_same_v<M, spec::PartitionModel>) {
+      labeler = std::make_unique<analysis::MechanismLabeler>(model);
+    } else {
+      throw UsageError("--classes", "has a mechanism signature for --model partition only (the model here: " +
+                                        std::string(model_name) + ")");
+    }
+  }
+  check_output_directory(o.trace_dir, "--trace-dir");
   std::optional<distributed::MpiSession> session;
   if (o.distributed) session.emplace();
   const bool speaker = !session || session->rank() == 0;
@@ -177,13 +212,20 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   bfs.fingerprint_bits = o.fingerprint == "64" || (o.fingerprint.empty() && o.distributed) ? 64 : 128;
   bfs.frontier_delta = o.frontier == "delta";
   bfs.interrupt = &interrupted();
+  bfs.continue_after_violation = o.continue_search;
+  bfs.max_classes = o.max_classes;
   if (!o.quiet) {
-    bfs.progress = [](const checker::BfsProgress& p) {
+    const bool continuing = o.continue_search;
+    bfs.progress = [continuing](const checker::BfsProgress& p) {
       std::cerr << "depth " << p.depth << " | distinct " << human(static_cast<double>(p.distinct_states))
                 << " | generated " << human(static_cast<double>(p.states_generated)) << " | frontier "
                 << human(static_cast<double>(p.frontier)) << " | " << human(p.states_per_second)
-                << " states/s | memory " << bytes_text(p.memory_bytes) << " | " << fixed(p.seconds, 0)
-                << " s\n";
+                << " states/s | memory " << bytes_text(p.memory_bytes) << " | " << fixed(p.seconds, 0) << " s";
+      if (continuing) {
+        std::cerr << " | violated so far: " << p.properties_violated << " properties, "
+                  << human(static_cast<double>(p.violating_states)) << " violating states";
+      }
+      std::cerr << "\n";
     };
   }
 
@@ -211,7 +253,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       }
       r = std::move(d->result);
     } else {
-      r = checker::bfs(model, bfs);
+      r = checker::bfs(model, bfs, labeler.get());
     }
   }
 
@@ -251,7 +293,18 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
 
     int exit_status = 0;
     json trace;
-    switch (r.verdict) {
+    if (r.continued) {
+      ContinueOutput co;
+      co.trace_dir = speaker ? o.trace_dir : std::string();  // rank 0 writes the files
+      co.classes = o.classes;
+      if (r.verdict == checker::Verdict::Incomplete) {
+        co.stop_text = stop_reason_text(r.stop_reason, o);
+        report["stop_reason"] = checker::stop_reason_name(r.stop_reason);
+      }
+      if (labeler) co.explain = analysis::mechanism_explanation;
+      exit_status = report_continue(model, model_name, r, co, out, report, trace);
+      if (!trace.is_null()) report["trace"] = trace;
+    } else switch (r.verdict) {
       case checker::Verdict::Holds:
         out << "verdict: HOLDS within these bounds: every property holds in all " << r.distinct_states
             << " reachable states" << (bfs.symmetry ? " (up to symmetry)" : "") << "\n";
@@ -333,7 +386,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       return;
     }
     if (r.verdict == checker::Verdict::Violated) {
-      if (!o.quiet) out << counterexamples::render_text(trace);
+      if (!o.quiet) {
+        if (r.continued) out << "the first violation in BFS order (" << r.property << "):\n";
+        out << counterexamples::render_text(trace);
+      }
       if (!o.trace_file.empty()) {
         write_json(o.trace_file, "--trace-out", trace);
         out << "trace written to " << o.trace_file << "\n";
@@ -398,6 +454,20 @@ void add_check_command(CLI::App& app) {
   command->add_flag("--quiet", o->quiet, "No progress lines and no rendered trace");
   command->add_flag("--distributed", o->distributed,
                     "Spread the search over the ranks of `mpirun -np N` (same result; docs/distributed.md)");
+  command->add_flag("--continue", o->continue_search,
+                    "Go on after a violation: every property gets its own verdict and shortest counterexample "
+                    "(exit 1 if any is violated, 3 if a limit stopped the search first; docs/research.md)");
+  command->add_option("--trace-dir", o->trace_dir,
+                      "With --continue: write each violated property's trace (and each class's) into this "
+                      "directory, as PROPERTY.json and PROPERTY.class-N.json");
+  command->add_flag("--classes", o->classes,
+                    "With --continue: group each property's violating states by mechanism signature (faults, "
+                    "elections, truncations, ISR changes on the shortest path; --model partition)");
+  command->add_option("--max-classes", o->max_classes,
+                      "With --classes: show at most this many classes per property, first found first "
+                      "(default 20; 0 = all); the others are still counted")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 32))
+      ->each([o](const std::string&) { o->max_classes_given = true; });
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
   command->callback([o] {

@@ -1,5 +1,6 @@
-// `isrcheck list properties|protocols|fixes [--model M]`: the names the configuration of
-// a model accepts, each with a one-line description (each model's listing, spec/models.h).
+// `isrcheck list properties|protocols|fixes|actions [--model M]`: the names the
+// configuration of a model accepts, each with a one-line description, and the model's
+// action kinds with what each stands for in Kafka (each model's listing, spec/models.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -43,10 +44,10 @@ void list(const std::string& what, const std::string& model) {
 void add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand(
-      "list", "List the property, protocol or fix names with descriptions");
-  command->add_option("what", *what, "properties, protocols or fixes")
+      "list", "List the property, protocol, fix or action names with descriptions");
+  command->add_option("what", *what, "properties, protocols, fixes or actions (each action kind in Kafka's terms)")
       ->required()
-      ->check(CLI::IsMember({"properties", "protocols", "fixes"}));
+      ->check(CLI::IsMember({"properties", "protocols", "fixes", "actions"}));
   auto model = std::make_shared<std::string>(spec::kPartitionModelName);
   command->add_option("--model", *model, "Which model's names: " + spec::model_names_text() + " (the first is the default)")
       ->check(CLI::IsMember(spec::model_names()));

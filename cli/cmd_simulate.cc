@@ -9,10 +9,15 @@
 //
 // With --distributed, under `mpirun -np N`, the walks are spread over N processes
 // (checker/walk/distributed_walks.h) with the same result; rank 0 prints and writes.
+//
+// With --stats the walks follow a fault schedule (--rate KIND=P, per step) and do not
+// stop at a violation: the result is how often each property, and each class of
+// mechanism, is violated (cli/simulate_stats.h); exit 1 when some walk violated one.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -23,9 +28,12 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/mechanism_signature.h"
 #include "checker/counterexample.h"
 #include "checker/walk/distributed_walks.h"
 #include "checker/walk/random_walk.h"
@@ -36,6 +44,7 @@
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
+#include "cli/simulate_stats.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
@@ -60,6 +69,10 @@ struct SimulateOptions {
   std::string trace_file;
   bool quiet = false;
   bool distributed = false;
+  bool stats = false;              // --stats
+  std::vector<std::string> rates;  // --rate KIND=P
+  size_t max_classes = 10;         // --max-classes (with --stats)
+  bool max_classes_given = false;
 };
 
 template <checker::Model M>
@@ -148,8 +161,84 @@ void print_stats(std::ostream& out, const checker::WalkStats& s, uint64_t depth,
   for (const auto& w : s.warnings) out << "warning: " << w << "\n";
 }
 
+// --stats: walks under a fault schedule, every property's rate (cli/simulate_stats.h).
+template <checker::Model M>
+void simulate_stats(const M& model, std::string_view model_name, const SimulateOptions& o) {
+  if (o.distributed) throw UsageError("--stats", "is not supported with --distributed yet (use --threads)");
+  if (!o.weights_file.empty()) {
+    throw UsageError("--weights", "is not used with --stats: the fault schedule is --rate KIND=P, and the other "
+                                  "actions are taken uniformly");
+  }
+  if (!o.trace_file.empty()) {
+    throw UsageError("--trace-out", "is not used with --stats (it counts violations; `check --continue --classes "
+                                    "--trace-dir` writes a trace per class)");
+  }
+  check_output_path(o.json_file, "--json");
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
+  checker::FaultWalkOptions walk;
+  walk.walks = o.walks;
+  walk.depth = o.depth;
+  walk.seed = o.seed ? *o.seed
+                     : checker::mix64(static_cast<uint64_t>(
+                           std::chrono::system_clock::now().time_since_epoch().count()));
+  walk.threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (!o.time_limit.empty()) walk.time_limit = parse_duration(o.time_limit, "--time-limit");
+  walk.rates = fault_rates(model, o.rates);
+  walk.interrupt = &interrupted();
+  if (!o.quiet) {
+    walk.progress = [](const checker::FaultWalkProgress& p) {
+      std::cerr << "walks " << p.walks_done << " of " << p.walks_requested << " | violating so far "
+                << p.violating_walks << " | " << fixed(p.seconds, 0) << " s\n";
+    };
+  }
+  // The classes are the partition model's mechanism signatures (analysis/mechanism_signature.h).
+  std::unique_ptr<checker::PathLabeler<M>> labeler;
+  std::function<std::string(const std::vector<uint32_t>&)> explain;
+  if constexpr (std::is_same_v<M, spec::PartitionModel>) {
+    labeler = std::make_unique<analysis::MechanismLabeler>(model);
+    explain = analysis::mechanism_explanation;
+  }
+  out << "seed: " << walk.seed << "\n" << std::flush;
+  checker::FaultWalkStats s;
+  {
+    InterruptGuard guard;
+    s = checker::fault_walks(model, walk, labeler.get());
+  }
+  const bool complete = s.stop_reason.empty();
+  json report = {{"command", "simulate"},
+                 {"model", model_name},
+                 {"seed", walk.seed},
+                 {"options", {{"walks", walk.walks},
+                              {"depth", walk.depth},
+                              {"threads", walk.threads},
+                              {"stats", true},
+                              {"rates", walk.rates},
+                              {"time_limit_seconds", std::chrono::duration<double>(walk.time_limit).count()}}},
+                 {"config", model.config_json()}};
+  report_fault_stats(s, walk.depth, walk.threads, explain, o.max_classes, out, report);
+  bool violated = false;
+  for (const auto& p : s.properties) violated = violated || p.violating_walks > 0;
+  int exit_status = 0;
+  if (!complete) {
+    report["verdict"] = "incomplete";
+    report["stop_reason"] = s.stop_reason;
+    out << "INCOMPLETE (" << s.stop_reason << "): the figures above are over the " << s.walks_completed << " of "
+        << s.walks_requested << " walks that finished\n";
+    exit_status = 3;
+  } else {
+    report["verdict"] = violated ? "violated" : "no-violation";
+    out << (violated ? "VIOLATED in some walks (rates above)\n" : "no violation in any walk\n");
+    exit_status = violated ? 1 : 0;
+  }
+  if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
+  set_exit_code(exit_status);
+}
+
 template <checker::Model M>
 void simulate(const M& model, std::string_view model_name, const SimulateOptions& o) {
+  if (o.stats) return simulate_stats(model, model_name, o);
+  if (!o.rates.empty()) throw UsageError("--rate", "is used only with --stats");
+  if (o.max_classes_given) throw UsageError("--max-classes", "is used only with --stats");
   check_output_path(o.json_file, "--json");
   check_output_path(o.trace_file, "--trace-out");
   std::optional<distributed::MpiSession> session;
@@ -297,6 +386,17 @@ void add_simulate_command(CLI::App& app) {
   command->add_flag("--quiet", o->quiet, "Print only the seed and the verdict");
   command->add_flag("--distributed", o->distributed,
                     "Spread the walks over the ranks of `mpirun -np N` (same result for the seed; docs/distributed.md)");
+  command->add_flag("--stats", o->stats,
+                    "Walks under a fault schedule (--rate), not stopping at a violation: per property and class "
+                    "the share of walks violating it with a 95% interval (docs/simulate.md)");
+  command->add_option("--rate", o->rates,
+                      "With --stats: KIND=P, the probability per step of a fault of that action kind (repeat; "
+                      "defaults: Crash=0.01 Cut=0.005 Pause=0.005 SessionExpiry=0.005, where the model has them)");
+  command->add_option("--max-classes", o->max_classes,
+                      "With --stats: print at most this many classes per property, most frequent first (default "
+                      "10; 0 = all; --json has them all)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 32))
+      ->each([o](const std::string&) { o->max_classes_given = true; });
   command->callback([o] {
     with_model(o->config, [&](const auto& model, std::string_view name) { simulate(model, name, *o); });
   });

@@ -61,5 +61,6 @@ void add_matrix_command(CLI::App& app);    // cmd_matrix.cc
 void add_converge_command(CLI::App& app);  // cmd_converge.cc
 void add_conform_command(CLI::App& app);   // cmd_conform.cc
 void add_witness_command(CLI::App& app);   // cmd_witness.cc
+void add_explore_command(CLI::App& app);   // cmd_explore.cc
 
 }  // namespace isr::cli

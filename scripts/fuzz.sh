@@ -15,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${ISRCHECK_BUILD_ROOT:-$root}"
 build_dir="$build_root/build-fuzz"
-kinds=(config set trace claim manifest scenario script)
+kinds=(config set trace claim manifest scenario script explore)
 
 usage() { echo "usage: scripts/fuzz.sh TARGET|--all SECONDS (targets: ${kinds[*]})" >&2; exit 2; }
 [[ $# -eq 2 ]] || usage

@@ -2,7 +2,7 @@
 # Installs the Debian packages isrcheck needs to build and test. Idempotent: when every
 # package is already installed it changes nothing and touches no network. With --fuzz,
 # also clang and its libFuzzer runtime (scripts/fuzz.sh); with --browser, headless
-# Chromium for the browser test of the matrix HTML report (scripts/install-browser.sh).
+# Chromium for the browser tests of the matrix HTML report and of explore (scripts/install-browser.sh).
 set -euo pipefail
 
 packages=(
@@ -13,6 +13,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   # isrcheck-powerfs (conformance/powerfs: power loss on real Kafka) and its tests (label fuse)
   libfuse3-dev fuse3 pkg-config
+  # `isrcheck explore`'s HTTP server (explorer/, docs/explore.md)
+  libcpp-httplib-dev
 )
 for option in "$@"; do
   case "$option" in

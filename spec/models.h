@@ -41,7 +41,7 @@ struct ModelRow {
   using Model = M;
   std::string_view name;
   Load load;  // (const nlohmann::json* document, const std::vector<std::string>& overrides) -> M
-  std::vector<NameRow> (*listing)(std::string_view what);  // "properties", "protocols", "fixes"
+  std::vector<NameRow> (*listing)(std::string_view what);  // "properties", "protocols", "fixes", "actions"
 };
 
 template <class M, class Load>

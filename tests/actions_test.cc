@@ -135,7 +135,6 @@ TEST(FetchAction, RecordsTheFetchOffsetAtTheLeaderAndQueuesAResponse) {
   ASSERT_TRUE(s.apply(fetch(1, 0)));
   const ReplicaState& leader = s.replica(0);
   EXPECT_EQ(leader.fetch_offset[1], 0);
-  EXPECT_EQ(leader.fetch_epoch[1], 0);
   EXPECT_EQ(leader.fetch_broker_epoch[1], 1);
   const FetchResponse& r = s.replica(1).response;
   EXPECT_EQ(r.kind, static_cast<uint8_t>(FetchReply::Data));

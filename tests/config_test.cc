@@ -159,14 +159,14 @@ TEST(ConfigDefaults, NullDocumentIsTheDefault) {
 
 // ---- generations and fixes -------------------------------------------------------------
 
-// The oldest generation has exactly what Kafka had before 0.11: of the toggles, only the
-// follower-state reset of Partition.makeLeader (in 0.10.0 already).
+// The oldest generation has exactly what Kafka had before 0.11: of the toggles, only
+// Partition.makeLeader's isNewLeader rule for the followers' state (KAFKA-2721, 0.9.0.0).
 TEST(ConfigFixes, HwTruncationHasOnlyWhatKafkaHadBefore011) {
   const Fixes f = fixes_for(Protocol::HwTruncation);
   for (const auto& fix : all_fixes()) {
     EXPECT_EQ(f.*fix.toggle, fix.introduced_in == Protocol::HwTruncation) << fix.name;
   }
-  EXPECT_TRUE(f.hw_current_epoch_followers);
+  EXPECT_TRUE(f.reelected_leader_keeps_followers);
   EXPECT_FALSE(f.leader_epoch_truncation);
 }
 
@@ -182,7 +182,7 @@ TEST(ConfigFixes, EachGenerationAddsItsOwnFixes) {
   EXPECT_FALSE(fixes_for(Protocol::Kip279).fetch_epoch_fencing);
   const Fixes kip320 = fixes_for(Protocol::Kip320);
   EXPECT_TRUE(kip320.fetch_epoch_fencing);
-  EXPECT_TRUE(kip320.hw_current_epoch_followers);
+  EXPECT_TRUE(kip320.reelected_leader_keeps_followers);
   EXPECT_TRUE(kip320.isr_join_epoch_start);
   EXPECT_FALSE(kip320.maximal_isr);
   EXPECT_TRUE(fixes_for(Protocol::Kip497).maximal_isr);
@@ -245,6 +245,13 @@ TEST(ConfigFixes, FixesOverrideHoldsWhicheverOrderProtocolIsGiven) {
   const Config a = load({"fixes.maximal_isr=false", "protocol=kip-903"});
   EXPECT_FALSE(a.fixes.maximal_isr);
   EXPECT_TRUE(a.fixes.alter_partition_broker_epochs);
+}
+
+// The toggle replaced by reelected_leader_keeps_followers (issue 24): a configuration
+// that still names it gets the replacement, not just the list of keys.
+TEST(ConfigFixes, TheRemovedFollowerResetToggleNamesItsReplacement) {
+  expect_error({"fixes.hw_current_epoch_followers=false"}, "fixes.hw_current_epoch_followers",
+               {"removed", "fixes.reelected_leader_keeps_followers", "0.8.x"});
 }
 
 TEST(ConfigFixes, UnknownFixIsAnError) {

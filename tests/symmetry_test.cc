@@ -65,7 +65,6 @@ State relabel(const Config& c, const Perm& p, const State& s) {
     to.alter_isr = map_set(p, from.alter_isr);
     for (int f = 0; f < c.replication_factor; ++f) {
       to.fetch_offset[p[f]] = from.fetch_offset[f];
-      to.fetch_epoch[p[f]] = from.fetch_epoch[f];
       to.fetch_broker_epoch[p[f]] = from.fetch_broker_epoch[f];
     }
     // An empty response slot holds zeros, not a node.

@@ -22,7 +22,12 @@
 //
 // The search stops at the first level containing a violation and reports the violating
 // state that comes first in frontier order, and its first violated property: a shortest
-// counterexample, the same one whatever the thread count.
+// counterexample, the same one whatever the thread count. With
+// BfsOptions::continue_after_violation it goes on: materialize notes every property each
+// new state violates (and, with a PathLabeler, the token of the edge that reached it),
+// and the coordinator then feeds them, in frontier order, to a ViolationLog
+// (checker/bfs/violation_log.h); at the end each property gets its verdict and the
+// counterexample to its first violating state.
 //
 // Hot path (expand): no allocation per state. Per-thread buckets keep their capacity
 // from level to level; states are copied on the stack.
@@ -34,16 +39,19 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "checker/bfs/bfs_types.h"
+#include "checker/bfs/violation_log.h"
 #include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
 #include "checker/hooks.h"
 #include "checker/model.h"
+#include "checker/path_labeler.h"
 #include "checker/por.h"
 #include "checker/store/fingerprint.h"
 #include "checker/store/parent_log.h"
@@ -202,8 +210,10 @@ class Engine {
   using Store = StateStore<State>;
   using W = Worker<Action, Fp>;
 
-  Engine(const M& model, const BfsOptions& options) : model_(model), options_(options) {
+  Engine(const M& model, const BfsOptions& options, const PathLabeler<M>* labeler)
+      : model_(model), options_(options), labeler_(options.continue_after_violation ? labeler : nullptr) {
     if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
+    if (continue_) log_.reset(model.properties().size());
   }
 
   BfsResult<M> run() {
@@ -223,6 +233,7 @@ class Engine {
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
     search();
+    if (continue_) settle_outcomes();
     // The coordinator's own work (merging, parent log, growing the set) is sequential.
     critical_path_seconds_ = pool.critical_path_seconds() + WorkerPool::thread_cpu_seconds() - coordinator_cpu;
     pool_ = nullptr;
@@ -236,6 +247,17 @@ class Engine {
   Fp fingerprint_of(const State& s) const {
     State copy = s;
     return successor_fingerprint(copy);
+  }
+
+  // Bit p: property p is violated in s (continue_after_violation; ViolationLog::reset
+  // allows at most 64 properties).
+  uint64_t violation_mask(const State& s) const {
+    const auto& properties = model_.properties();
+    uint64_t mask = 0;
+    for (size_t p = 0; p < properties.size(); ++p) {
+      if (!properties[p].holds(model_, s)) mask |= uint64_t{1} << p;
+    }
+    return mask;
   }
 
   // Returns the index of the first violated property, or kNone.
@@ -314,6 +336,7 @@ class Engine {
       record_parents();
       lap(phases_.order);
       materialize();
+      if (continue_) account_level(level);
       lap(phases_.materialize);
       distinct_ += new_.size();
       level_sizes_.push_back(new_.size());
@@ -358,12 +381,22 @@ class Engine {
     for (size_t i = 0; i < distinct.size(); ++i) {
       bounds_mask_ |= bounds_hit(model_, distinct[i]);
       usage_mask_ |= usage_seen(model_, distinct[i]);
+      if (continue_) {
+        // Initial states have the empty signature.
+        const uint64_t mask = violation_mask(distinct[i]);
+        if (mask != 0) log_.record({0, i}, mask, nullptr, labeler_ ? labeler_->measure(distinct[i]) : 0);
+        if (labeler_) frontier_masks_.push_back(mask);
+        continue;
+      }
       const size_t p = first_violation(distinct[i]);
       if (p != kNone) {
         violated(0, i, p);
         return;
       }
     }
+    frontier_signature_.assign(distinct.size(), 0);
+    // An initial state violating a property enters that class with the empty signature.
+    frontier_class_.assign(distinct.size() * log_.properties().size(), 0);
     if (truncated_) {
       verdict_ = Verdict::Incomplete;
       stop_reason_ = StopReason::MaxStates;
@@ -676,6 +709,13 @@ class Engine {
     const size_t n = new_.size();
     next_->reset(n);
     const size_t chunks = next_->chunks();
+    if (continue_) {
+      masks_.assign(n, 0);
+      if (labeler_) {
+        tokens_.assign(n, 0);
+        measures_.assign(n, 0);
+      }
+    }
     next_item_.store(0);
     for (auto& w : workers_) {
       w->violation_index = kNone;
@@ -701,10 +741,20 @@ class Engine {
                 w.actions.clear();
                 model_.for_each_action(*parent, [&](const Action& a) { w.actions.push_back(a); });
               }
-              state = model_.next_state(*parent, w.actions.at(bfs_key::action(new_[i])));
+              const Action& action = w.actions.at(bfs_key::action(new_[i]));
+              state = model_.next_state(*parent, action);
               next_->append(chunk, state);
               w.bounds_mask |= bounds_hit(model_, state);
               w.usage_mask |= usage_seen(model_, state);
+              if (continue_) {
+                // Each worker writes its own chunks' slots; account_level reads them in order.
+                masks_[i] = violation_mask(state);
+                if (labeler_) {
+                  tokens_[i] = labeler_->step(*parent, action, state);
+                  if (masks_[i] != 0) measures_[i] = labeler_->measure(state);
+                }
+                continue;
+              }
               // This worker's chunks come in increasing order: once it has a violation,
               // later states cannot be the first one.
               if (w.violation_index != kNone) continue;
@@ -730,6 +780,146 @@ class Engine {
       w->stored_bytes.store(0, std::memory_order_relaxed);
     }
     count_frontier(*next_);
+  }
+
+  // continue_after_violation: this level's violations and signatures, in frontier order
+  // (so the trie's ids and every tally are those of a sequential BFS). With a labeler, a
+  // state violating property p belongs to p's class of its parent when the parent
+  // violates p too (it was reached through that violation), and else enters the class
+  // of its own signature: a class is the mechanism by which the path entered the
+  // violation, and counts every violating state reached through it.
+  void account_level(int level) {
+    const size_t n = new_.size();
+    if (!labeler_) {
+      for (size_t i = 0; i < n; ++i) {
+        if (masks_[i] != 0) log_.record({level, i}, masks_[i], nullptr, 0);
+      }
+      return;
+    }
+    const size_t properties = log_.properties().size();
+    next_signature_.resize(n);
+    next_class_.assign(n * properties, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t parent = bfs_key::parent(new_[i]);
+      next_signature_[i] = log_.trie().extend(frontier_signature_[parent], tokens_[i]);
+      const uint64_t mask = masks_[i];
+      if (mask == 0) continue;
+      for (size_t p = 0; p < properties; ++p) {
+        if (!((mask >> p) & 1u)) continue;
+        next_class_[i * properties + p] = ((frontier_masks_[parent] >> p) & 1u)
+                                              ? frontier_class_[parent * properties + p]
+                                              : next_signature_[i];
+      }
+      log_.record({level, i}, mask, &next_class_[i * properties], measures_[i]);
+    }
+    frontier_signature_.swap(next_signature_);
+    frontier_class_.swap(next_class_);
+    frontier_masks_.swap(masks_);
+  }
+
+  // The path to the state at `at`, re-executed from the parent log.
+  Counterexample<M> path_to(StatePosition at) const {
+    uint64_t index = at.index;
+    std::vector<uint32_t> actions(static_cast<size_t>(at.level));
+    for (int l = at.level; l >= 1; --l) {
+      const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), index);
+      actions[static_cast<size_t>(l - 1)] = e.action_index;
+      index = e.parent_index;
+    }
+    return execute_path(model_, parents_.entry(0, index).action_index, actions);
+  }
+
+  Counterexample<M> counterexample_for(StatePosition at, size_t property) const {
+    Counterexample<M> path = path_to(at);
+    path.property = std::string(model_.properties()[property].name);
+    if (model_.properties()[property].holds(model_, path.states.back())) {
+      throw std::logic_error(
+          "bfs: re-executing a path from the parent log did not reach a violating state "
+          "(is next_state or for_each_action nondeterministic?)");
+    }
+    return path;
+  }
+
+  // continue_after_violation, after the search: each property's verdict and shortest
+  // counterexample, the classes, and the overall verdict and counterexample (the first
+  // violation in BFS order, as a search without continue reports it).
+  void settle_outcomes() {
+    const auto& properties = model_.properties();
+    const bool stopped = verdict_ == Verdict::Incomplete;
+    outcomes_.resize(properties.size());
+    StatePosition first;
+    size_t first_property = 0;
+    for (size_t p = 0; p < properties.size(); ++p) {
+      PropertyOutcome<M>& o = outcomes_[p];
+      const ViolationLog::PerProperty& pp = log_.properties()[p];
+      o.property = std::string(properties[p].name);
+      o.violating_states = pp.states;
+      if (pp.states == 0) {
+        o.verdict = stopped ? Verdict::Incomplete : Verdict::Holds;
+        continue;
+      }
+      o.verdict = Verdict::Violated;
+      o.counterexample = counterexample_for(pp.first, p);
+      if (!first.found() || pp.first < first) {
+        first = pp.first;
+        first_property = p;
+      }
+    }
+    if (first.found()) {
+      property_ = outcomes_[first_property].property;
+      counterexample_ = outcomes_[first_property].counterexample;
+      if (!stopped) verdict_ = Verdict::Violated;
+    }
+    if (labeler_) settle_classes();
+  }
+
+  // Merges the (property, signature) tallies whose class keys are equal; orders each
+  // property's classes by their first state.
+  void settle_classes() {
+    struct Merged {
+      size_t property;
+      std::string key;
+      uint32_t node = 0;
+      ViolationLog::Tally tally;
+    };
+    std::map<std::pair<size_t, std::string>, Merged> merged;
+    for (const auto& [id, t] : log_.tallies()) {
+      const size_t p = static_cast<size_t>(id >> 32);
+      const uint32_t node = static_cast<uint32_t>(id & 0xffffffffu);
+      std::string key = labeler_->class_key(log_.trie().signature(node));
+      auto [it, added] = merged.try_emplace({p, key}, Merged{p, key, node, t});
+      if (added) continue;
+      Merged& m = it->second;
+      m.tally.states += t.states;
+      m.tally.measure_max = std::max(m.tally.measure_max, t.measure_max);
+      if (t.first < m.tally.first) {
+        m.tally.first = t.first;
+        m.tally.measure_first = t.measure_first;
+        m.node = node;
+      }
+    }
+    std::vector<const Merged*> order;
+    for (const auto& [k, m] : merged) order.push_back(&m);
+    std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
+      return a->property != b->property ? a->property < b->property : a->tally.first < b->tally.first;
+    });
+    for (const Merged* m : order) {
+      PropertyOutcome<M>& o = outcomes_[m->property];
+      ++o.classes;
+      if (options_.max_classes != 0 && o.classes > options_.max_classes) {
+        ++o.classes_left_out;
+        continue;
+      }
+      ViolationClass<M> c;
+      c.property = o.property;
+      c.key = m->key;
+      c.signature = log_.trie().signature(m->node);
+      c.violating_states = m->tally.states;
+      c.measure_first = m->tally.measure_first;
+      c.measure_max = m->tally.measure_max;
+      c.counterexample = counterexample_for(m->tally.first, m->property);
+      classes_.push_back(std::move(c));
+    }
   }
 
   // Per-structure figures: the frontier's bytes per stored state over the whole search.
@@ -765,6 +955,12 @@ class Engine {
     // while a phase runs, exact at phase boundaries).
     uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
     n += new_.capacity() * sizeof(uint64_t);
+    if (continue_) {
+      n += log_.bytes() + (masks_.capacity() + frontier_masks_.capacity()) * sizeof(uint64_t) +
+           (tokens_.capacity() + measures_.capacity() + frontier_signature_.capacity() +
+            frontier_class_.capacity() + next_class_.capacity() +
+            next_signature_.capacity()) * sizeof(uint32_t);
+    }
     for (const auto& w : workers_) {
       n += w->buffer_bytes.load(std::memory_order_relaxed) + w->stored_bytes.load(std::memory_order_relaxed) +
            sizeof(W);
@@ -807,6 +1003,10 @@ class Engine {
     p.seconds = seconds_since_start();
     p.states_per_second = p.seconds > 0 ? static_cast<double>(p.states_generated) / p.seconds : 0;
     p.memory_bytes = memory_now();
+    if (continue_) {
+      p.properties_violated = log_.violated_count();
+      p.violating_states = log_.violating_states();
+    }
     options_.progress(p);
   }
 
@@ -864,11 +1064,16 @@ class Engine {
       r.por_reduced += w->por_reduced;
       r.por_proviso += w->por_proviso;
     }
+    r.continued = continue_;
+    r.outcomes = std::move(outcomes_);
+    r.classes = std::move(classes_);
     return r;
   }
 
   const M& model_;
   const BfsOptions& options_;
+  const PathLabeler<M>* labeler_;
+  const bool continue_ = options_.continue_after_violation;
   WorkerPool* pool_ = nullptr;
   std::vector<std::unique_ptr<W>> workers_;
 
@@ -897,6 +1102,22 @@ class Engine {
   uint64_t violation_index_ = kNone;
   size_t violation_property_ = 0;
 
+  // continue_after_violation (account_level): per new state of this level its violated
+  // properties, and with a labeler its edge's token and measure; per state of the
+  // frontier and of the next level its signature node, and per violated property its
+  // class (a signature node).
+  ViolationLog log_;
+  std::vector<uint64_t> masks_;
+  std::vector<uint32_t> tokens_;
+  std::vector<uint32_t> measures_;
+  std::vector<uint32_t> frontier_signature_;
+  std::vector<uint64_t> frontier_masks_;  // with a labeler: the frontier's violation masks
+  std::vector<uint32_t> frontier_class_;  // with a labeler: per frontier state and property
+  std::vector<uint32_t> next_class_;
+  std::vector<uint32_t> next_signature_;
+  std::vector<PropertyOutcome<M>> outcomes_;
+  std::vector<ViolationClass<M>> classes_;
+
   uint64_t generated_ = 0;
   uint64_t distinct_ = 0;
   int depth_ = 0;
@@ -914,14 +1135,16 @@ class Engine {
 }  // namespace bfs_detail
 
 // Explores every state reachable from the model's initial states (see file comment).
+// `labeler` groups violating states into classes; it is used only with
+// options.continue_after_violation.
 template <Model M>
-BfsResult<M> bfs(const M& model, const BfsOptions& options = {}) {
+BfsResult<M> bfs(const M& model, const BfsOptions& options = {}, const PathLabeler<M>* labeler = nullptr) {
   if (options.fingerprint_bits == 128) {
-    bfs_detail::Engine<M, Fingerprint128> engine(model, options);
+    bfs_detail::Engine<M, Fingerprint128> engine(model, options, labeler);
     return engine.run();
   }
   if (options.fingerprint_bits != 64) throw std::invalid_argument("bfs: fingerprint_bits must be 64 or 128");
-  bfs_detail::Engine<M, Fingerprint> engine(model, options);
+  bfs_detail::Engine<M, Fingerprint> engine(model, options, labeler);
   return engine.run();
 }
 

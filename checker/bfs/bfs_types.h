@@ -48,6 +48,9 @@ struct BfsProgress {
   double seconds = 0;
   double states_per_second = 0;  // generated states per second since the start
   uint64_t memory_bytes = 0;     // the engine's own structures
+  // With BfsOptions::continue_after_violation: what is decided so far.
+  uint64_t properties_violated = 0;
+  uint64_t violating_states = 0;  // summed over properties
 };
 
 // Where the expand phase's successors are looked up in the visited set (checker/bfs/bfs.h).
@@ -90,6 +93,39 @@ struct BfsOptions {
   // depend on wave_states (the cycle proviso reads the visited set, which holds the
   // earlier waves' new states).
   bool por = false;
+  // `check --continue` (docs/checker.md, "Every property decided"): the search goes on
+  // after a violation, to the end or to a limit, and the result gives each property its
+  // own verdict (BfsResult::outcomes). Without it the search stops at the end of the
+  // first level with a violation.
+  bool continue_after_violation = false;
+  // With continue_after_violation and a PathLabeler: at most this many classes per
+  // property keep a rebuilt counterexample in BfsResult::classes (0: all of them); the
+  // others are still counted.
+  size_t max_classes = 0;
+};
+
+// One property's verdict after a --continue search.
+template <class M>
+struct PropertyOutcome {
+  std::string property;
+  Verdict verdict = Verdict::Holds;   // Incomplete: not violated, but the search stopped early
+  uint64_t violating_states = 0;      // distinct (up to symmetry) states violating it
+  Counterexample<M> counterexample;   // the shortest: the first violating state in BFS order
+  size_t classes = 0;                 // distinct classes (with a PathLabeler)
+  uint64_t classes_left_out = 0;      // of those, not in BfsResult::classes (max_classes)
+};
+
+// Violating states of one property whose BFS-tree paths have equal class keys
+// (checker/path_labeler.h).
+template <class M>
+struct ViolationClass {
+  std::string property;
+  std::string key;                    // PathLabeler::class_key of the signature
+  std::vector<uint32_t> signature;    // the tokens on the path to the class's first state
+  uint64_t violating_states = 0;
+  uint32_t measure_first = 0;         // PathLabeler::measure of the class's first state
+  uint32_t measure_max = 0;           // and its largest over the class
+  Counterexample<M> counterexample;   // a shortest path to the class's first state
 };
 
 template <class M>
@@ -153,6 +189,14 @@ struct BfsResult {
   bool por = false;             // partial-order reduction was on (and the model has hooks)
   uint64_t por_reduced = 0;     // states expanded with fewer actions than enabled
   uint64_t por_proviso = 0;     // states fully expanded by the cycle proviso (C3)
+
+  // continue_after_violation: one entry per model.properties(), in that order, and the
+  // classes per property (in property order, each property's in BFS order of their
+  // first state). `property` and `counterexample` above are then the first violation in
+  // BFS order, the one a search without it reports.
+  bool continued = false;
+  std::vector<PropertyOutcome<M>> outcomes;
+  std::vector<ViolationClass<M>> classes;
 };
 
 }  // namespace isr::checker

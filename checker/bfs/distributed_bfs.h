@@ -33,6 +33,13 @@
 // It is rebuilt by asking, level by level, which rank holds position p (each rank
 // logs its states' positions, checker/store/position_log.h) and what its parent was.
 //
+// With BfsOptions::continue_after_violation (`check --continue --distributed`) the
+// search goes on: per level every rank counts, per property, the violating states it
+// materialized and the smallest global position among them; a reduction (sum, min)
+// gives the level's figures, the same as bfs.h's, and after the search each violated
+// property's counterexample is rebuilt as above. Classes (a PathLabeler) are the
+// single-process engine's only.
+//
 // Limits and stops: --max-memory applies to each rank's own structures; an interrupt
 // on any rank, or a rank over its memory limit, stops every rank at the next wave
 // boundary (all ranks agree through a reduction).
@@ -130,6 +137,7 @@ class Engine {
     if (!initial_.empty()) {
       codec_.emplace(initial_[0]);
       search();
+      if (continue_) settle_outcomes();
     }
     return finish();
   }
@@ -163,6 +171,39 @@ class Engine {
     return fingerprint(s);
   }
 
+  // Bit p: property p is violated in s (continue_after_violation).
+  uint64_t violation_mask(const State& s) const {
+    const auto& properties = model_.properties();
+    uint64_t mask = 0;
+    for (size_t p = 0; p < properties.size(); ++p) {
+      if (!properties[p].holds(model_, s)) mask |= uint64_t{1} << p;
+    }
+    return mask;
+  }
+
+  // continue_after_violation: notes a violating state at global `position` of this level.
+  void note_violations(uint64_t mask, uint64_t position) {
+    for (size_t p = 0; p < level_counts_.size(); ++p) {
+      if (!((mask >> p) & 1u)) continue;
+      ++level_counts_[p];
+      level_first_[p] = std::min(level_first_[p], position);
+    }
+  }
+
+  // continue_after_violation, collective: adds the level's violations of every rank.
+  void account_level(int level) {
+    const size_t n = level_counts_.size();
+    t_.allreduce(level_counts_.data(), n, ReduceOp::Sum);
+    t_.allreduce(level_first_.data(), n, ReduceOp::Min);
+    for (size_t p = 0; p < n; ++p) {
+      if (level_counts_[p] == 0) continue;
+      if (violating_[p] == 0) first_[p] = {level, level_first_[p]};
+      violating_[p] += level_counts_[p];
+    }
+    std::fill(level_counts_.begin(), level_counts_.end(), 0);
+    std::fill(level_first_.begin(), level_first_.end(), kNone);
+  }
+
   size_t first_violation(const State& s) const {
     const auto& properties = model_.properties();
     for (size_t p = 0; p < properties.size(); ++p) {
@@ -180,6 +221,14 @@ class Engine {
   }
 
   void search() {
+    if (continue_) {
+      const size_t n = model_.properties().size();
+      if (n > 64) throw std::length_error("bfs --continue: at most 64 properties");
+      level_counts_.assign(n, 0);
+      level_first_.assign(n, kNone);
+      violating_.assign(n, 0);
+      first_.assign(n, StatePosition{});
+    }
     explore_initial_states();
     if (verdict_ == Verdict::Violated || truncated_) return;
     for (int level = 1;; ++level) {
@@ -216,8 +265,12 @@ class Engine {
         codec_->encode(initial_[i], scratch_);
         frontier_.append(scratch_.data(), scratch_.size());
         bounds_mask_ |= bounds_hit(model_, initial_[i]);
-        const size_t p = first_violation(initial_[i]);
-        if (p != kNone && violation == kNone) violation = position << 8 | p;
+        if (continue_) {
+          note_violations(violation_mask(initial_[i]), position);
+        } else {
+          const size_t p = first_violation(initial_[i]);
+          if (p != kNone && violation == kNone) violation = position << 8 | p;
+        }
       }
       ++position;
     }
@@ -225,6 +278,7 @@ class Engine {
     distinct_ = position;
     level_sizes_.push_back(position);
     note_memory();
+    if (continue_) account_level(0);
     t_.allreduce(&violation, 1, ReduceOp::Min);
     if (violation != kNone) {
       violated(0, violation >> 8, static_cast<size_t>(violation & 0xFF));
@@ -275,6 +329,7 @@ class Engine {
       cursor = end;
       ++waves_;
     }
+    if (continue_) account_level(level);
     uint64_t v[2] = {level_violation_, level_mask_};
     t_.allreduce(&v[0], 1, ReduceOp::Min);
     t_.allreduce(&v[1], 1, ReduceOp::BitOr);
@@ -491,7 +546,9 @@ class Engine {
         }
         child = model_.next_state(parent_state, actions_.at(bfs_key::action(c.key)));
         level_mask_ |= bounds_hit(model_, child);
-        if (level_violation_ == kNone || position < (level_violation_ >> 8)) {
+        if (continue_) {
+          note_violations(violation_mask(child), position);
+        } else if (level_violation_ == kNone || position < (level_violation_ >> 8)) {
           const size_t violated_property = first_violation(child);
           if (violated_property != kNone) level_violation_ = position << 8 | violated_property;
         }
@@ -532,6 +589,65 @@ class Engine {
       positions_.append(best_position);
     }
     note_memory();
+  }
+
+  // Collective: the path to global position `position` of `level`, re-executed.
+  Counterexample<M> path_to(int level, uint64_t position) {
+    Counterexample<M> path;
+    std::vector<uint32_t> actions(static_cast<size_t>(level));
+    for (int l = level; l >= 0; --l) {
+      uint64_t v[2] = {kNone, kNone};
+      if (const auto local = positions_.find(static_cast<size_t>(l), position)) {
+        const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), *local);
+        v[0] = e.parent_index;
+        v[1] = e.action_index;
+      }
+      t_.allreduce(v, 2, ReduceOp::Min);
+      if (v[1] == kNone) throw std::logic_error("distributed bfs: no rank holds a state of the counterexample");
+      if (l == 0) {
+        path = execute_path(model_, static_cast<uint32_t>(v[1]), actions);
+      } else {
+        actions[static_cast<size_t>(l - 1)] = static_cast<uint32_t>(v[1]);
+        position = v[0];
+      }
+    }
+    return path;
+  }
+
+  // continue_after_violation, collective, after the search: each property's verdict and
+  // counterexample, and the first violation in BFS order as the overall one.
+  void settle_outcomes() {
+    const auto& properties = model_.properties();
+    const bool stopped = verdict_ == Verdict::Incomplete;
+    outcomes_.resize(properties.size());
+    StatePosition first;
+    size_t first_property = 0;
+    for (size_t p = 0; p < properties.size(); ++p) {
+      PropertyOutcome<M>& o = outcomes_[p];
+      o.property = std::string(properties[p].name);
+      o.violating_states = violating_[p];
+      if (violating_[p] == 0) {
+        o.verdict = stopped ? Verdict::Incomplete : Verdict::Holds;
+        continue;
+      }
+      o.verdict = Verdict::Violated;
+      o.counterexample = path_to(first_[p].level, first_[p].index);
+      o.counterexample.property = o.property;
+      // Every rank re-executed the same path: each can check it ends in a violation.
+      if (properties[p].holds(model_, o.counterexample.states.back())) {
+        throw std::logic_error(
+            "distributed bfs: re-executing a path did not reach a violating state "
+            "(is next_state or for_each_action nondeterministic?)");
+      }
+      if (!first.found() || first_[p] < first) {
+        first = first_[p];
+        first_property = p;
+      }
+    }
+    if (!first.found()) return;
+    property_ = outcomes_[first_property].property;
+    counterexample_ = outcomes_[first_property].counterexample;
+    if (!stopped) verdict_ = Verdict::Violated;
   }
 
   // Rebuilds the counterexample ending at global position `position` of `level`.
@@ -597,6 +713,10 @@ class Engine {
     p.seconds = std::chrono::duration<double>(now - start_).count();
     p.states_per_second = p.seconds > 0 ? static_cast<double>(p.states_generated) / p.seconds : 0;
     p.memory_bytes = global_memory_;
+    for (const uint64_t n : violating_) {
+      p.properties_violated += n > 0;
+      p.violating_states += n;
+    }
     options_.progress(p);
   }
 
@@ -669,6 +789,8 @@ class Engine {
     uint64_t reduced = por_reduced_;
     t_.allreduce(&reduced, 1, ReduceOp::Sum);
     r.por_reduced = reduced;
+    r.continued = continue_;
+    r.outcomes = std::move(outcomes_);
     return d;
   }
 
@@ -722,6 +844,15 @@ class Engine {
   uint64_t level_new_ = 0;            // new states of this level so far (all ranks)
   uint64_t level_violation_ = kNone;  // position << 8 | property, smallest position
   uint64_t level_mask_ = 0;
+
+  // continue_after_violation: per property, this level's violating states on this rank
+  // and the smallest global position among them, then the totals of every rank.
+  const bool continue_ = options_.continue_after_violation;
+  std::vector<uint64_t> level_counts_;
+  std::vector<uint64_t> level_first_;
+  std::vector<uint64_t> violating_;
+  std::vector<StatePosition> first_;
+  std::vector<PropertyOutcome<M>> outcomes_;
 
   Verdict verdict_ = Verdict::Holds;
   StopReason stop_reason_ = StopReason::None;

@@ -41,6 +41,22 @@ const ModelRendering& rendering_for(const nlohmann::json& trace) {
   return partition;
 }
 
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string render_trace(const nlohmann::json& trace, RenderFormat format) {
   switch (format) {
     case RenderFormat::Text: return render_text(trace);

@@ -30,8 +30,20 @@ std::string render_text(const nlohmann::json& trace);      // plain text, `*` ma
 std::string render_text(const nlohmann::json& trace, size_t width);
 std::string render_markdown(const nlohmann::json& trace);  // tables, changes in **bold**
 std::string render_mermaid(const nlohmann::json& trace);   // a sequenceDiagram
+// The same diagram for a path that need not end in a violation (isrcheck explore): no
+// closing "VIOLATED" note when `ends_in_violation` is false.
+std::string render_mermaid(const nlohmann::json& trace, bool ends_in_violation);
 std::string render_dot(const nlohmann::json& trace);       // a Graphviz digraph of the steps
 
 std::string render_trace(const nlohmann::json& trace, RenderFormat format);
+
+// Step `step` of a trace as an HTML fragment for `isrcheck explore`: the same action line,
+// "changed:" summary, tables and section lines the text rendering prints for that step,
+// each value that changed since the step before in <mark> (its table cell of class
+// "changed"). Every text from the trace is escaped.
+std::string render_step_html(const nlohmann::json& trace, size_t step);
+
+// `text` with &, <, >, " and ' replaced by entities, for HTML text and attribute values.
+std::string html_escape(std::string_view text);
 
 }  // namespace isr::counterexamples

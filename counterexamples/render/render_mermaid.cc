@@ -60,7 +60,8 @@ constexpr size_t kSpanWidth = 100;  // a note across every lane
 
 class Diagram {
  public:
-  explicit Diagram(const json& trace) : trace_(trace), rendering_(rendering_for(trace)) {
+  Diagram(const json& trace, bool ends_in_violation)
+      : trace_(trace), rendering_(rendering_for(trace)), ends_in_violation_(ends_in_violation) {
     const json& nodes = field(trace.at("steps")[0].at("state"), "nodes");
     if (nodes.is_array()) {
       for (const json& node : nodes) {
@@ -94,8 +95,10 @@ class Diagram {
     for (size_t i = 1; i < steps.size(); ++i) {
       render_step(i, steps[i - 1].at("state"), steps[i]);
     }
-    out_ += "  Note over " + span() + ": " + clean(wrap("VIOLATED " + rendering_.violation(trace_), span_width)) +
-            "\n";
+    if (ends_in_violation_) {
+      out_ += "  Note over " + span() + ": " + clean(wrap("VIOLATED " + rendering_.violation(trace_), span_width)) +
+              "\n";
+    }
     return out_;
   }
 
@@ -348,6 +351,7 @@ class Diagram {
 
   const json& trace_;
   const ModelRendering& rendering_;
+  bool ends_in_violation_;
   std::vector<json> brokers_;
   bool has_producer_ = false;
   bool has_consumer_ = false;
@@ -360,6 +364,9 @@ class Diagram {
 
 }  // namespace
 
-std::string render_mermaid(const json& trace) { return Diagram(trace).render(); }
+std::string render_mermaid(const json& trace) { return Diagram(trace, true).render(); }
+std::string render_mermaid(const json& trace, bool ends_in_violation) {
+  return Diagram(trace, ends_in_violation).render();
+}
 
 }  // namespace isr::counterexamples

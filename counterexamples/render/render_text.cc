@@ -18,7 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-enum class Style { Text, Markdown };
+// Html: one step of a trace for `isrcheck explore` (render_step_html); text is escaped and
+// changed values are wrapped in <mark>.
+enum class Style { Text, Markdown, Html };
 
 // Text traces fit a terminal: wider tables fold, longer lines wrap (fit_lines).
 constexpr size_t kTextWidth = 120;
@@ -66,7 +68,13 @@ const std::set<std::string> kReplicaKeys = {"role", "log", "leo", "hw", "hw_chec
 const std::vector<std::string> kControllerPrimary = {"active", "quorum", "leader", "leader_epoch",
                                                      "partition_epoch", "isr", "elr", "fenced"};
 
+// Escapes for HTML only: the text and markdown renderings keep their text as it is.
+std::string esc(const std::string& text, Style style) {
+  return style == Style::Html ? html_escape(text) : text;
+}
+
 std::string mark(const std::string& text, bool changed, Style style) {
+  if (style == Style::Html) return changed ? "<mark>" + html_escape(text) + "</mark>" : html_escape(text);
   if (!changed) return text;
   return style == Style::Text ? text + "*" : "**" + text + "**";
 }
@@ -211,6 +219,20 @@ std::string format_table(const std::vector<Column>& columns, const Table& table,
   std::vector<std::string> titles;
   for (const Column& column : columns) titles.push_back(column.title);
   std::string out;
+  if (style == Style::Html) {
+    // Cells are escaped and marked already (node_table); changed cells also get a class.
+    out += "<table class=\"nodes\">\n<tr>";
+    for (const std::string& title : titles) out += "<th>" + html_escape(title) + "</th>";
+    out += "</tr>\n";
+    for (const auto& row : table.rows) {
+      out += "<tr>";
+      for (const std::string& cell : row) {
+        out += cell.starts_with("<mark>") ? "<td class=\"changed\">" + cell + "</td>" : "<td>" + cell + "</td>";
+      }
+      out += "</tr>\n";
+    }
+    return out + "</table>\n";
+  }
   if (style == Style::Markdown) {
     auto line = [&](const std::vector<std::string>& cells) {
       out += "|";
@@ -285,7 +307,7 @@ std::string controller_line(const json& controller, const json* previous, Style 
   std::vector<std::string> parts;
   auto part = [&](const std::string& key, const json& value) {
     const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
-    parts.push_back(controller_label(key) + " " + mark(controller_value(key, value), changed, style));
+    parts.push_back(esc(controller_label(key), style) + " " + mark(controller_value(key, value), changed, style));
   };
   for (const std::string& key : kControllerPrimary) {
     if (controller.contains(key)) part(key, controller[key]);
@@ -305,7 +327,7 @@ std::string producer_line(const json& producer, const json* previous, Style styl
   if (outcomes.is_object()) {
     for (const auto& [record, outcome] : outcomes.items()) {
       const bool changed = old_outcomes != nullptr && field(*old_outcomes, record.c_str()) != outcome;
-      parts.push_back("record " + record + " " + mark(scalar_text(outcome), changed, style));
+      parts.push_back("record " + esc(record, style) + " " + mark(scalar_text(outcome), changed, style));
     }
   }
   for (const auto& [key, value] : producer.items()) {
@@ -313,7 +335,7 @@ std::string producer_line(const json& producer, const json* previous, Style styl
     const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
     std::string label = key;
     std::replace(label.begin(), label.end(), '_', ' ');
-    parts.push_back(label + " " + mark(compact(value), changed, style));
+    parts.push_back(esc(label, style) + " " + mark(compact(value), changed, style));
   }
   return join(parts, ", ");
 }
@@ -327,7 +349,7 @@ std::string generic_line(const json& section, const json* previous, Style style)
     const bool changed = previous != nullptr && field(*previous, key.c_str()) != value;
     std::string label = key;
     std::replace(label.begin(), label.end(), '_', ' ');
-    parts.push_back(label + " " + mark(compact(value), changed, style));
+    parts.push_back(esc(label, style) + " " + mark(compact(value), changed, style));
   }
   return join(parts, ", ");
 }
@@ -343,6 +365,101 @@ std::string node_kinds(const json& state) {
     parts.push_back(node_name(field(node, "id")) + (kinds.empty() ? "" : " " + join(kinds, "+")));
   }
   return join(parts, ", ");
+}
+
+// The columns of the node table and of the model's further tables, computed over all
+// the steps (so that a column some step needs is there in every step).
+struct StepTables {
+  std::vector<Column> columns;
+  std::vector<std::vector<Column>> table_columns;
+};
+
+StepTables step_tables(const ModelRendering& rendering, const json& steps) {
+  StepTables tables{rendering.columns(steps), {}};
+  for (const SubTable& table : rendering.tables) tables.table_columns.push_back(table.columns(steps));
+  return tables;
+}
+
+// Step i: its action, what changed since step i-1, the tables and one line per section.
+std::string render_step(const ModelRendering& rendering, const StepTables& tables, const json& steps, size_t i,
+                        Style style, size_t width) {
+  const bool md = style == Style::Markdown;
+  const bool html = style == Style::Html;
+  const std::vector<Column>& columns = tables.columns;
+  const std::vector<std::vector<Column>>& table_columns = tables.table_columns;
+  std::string out;
+  // A section drawn as a table is compared without its rows: its line says the rest.
+  auto without_rows = [&](const std::string& key, const json& value) {
+    for (const SubTable& table : rendering.tables) {
+      if (key == table.section && value.is_object() && value.contains(table.rows_key)) {
+        json rest = value;
+        rest.erase(table.rows_key);
+        return rest;
+      }
+    }
+    return value;
+  };
+  const std::string indent = md || html ? "" : "  ";
+  const json& state = steps[i].at("state");
+  const json* previous = i > 0 ? &steps[i - 1].at("state") : nullptr;
+  const std::string action = step_action_name(steps[i]);
+  out += html ? "<h3>Step " + std::to_string(i) + ": " + html_escape(action) + "</h3>\n"
+         : md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
+              : "\nStep " + std::to_string(i) + ": " + action + "\n";
+  if (previous != nullptr) {
+    std::vector<std::string> changes = group_changes(rendering.changes(*previous, state));
+    const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
+    out += html ? "<p class=\"changed\"><b>changed:</b> " + html_escape(summary) + "</p>\n"
+           : md ? "**changed:** " + summary + "\n\n"
+                : indent + "changed: " + summary + "\n";
+  }
+  if (field(state, "nodes").is_array()) {
+    out += format_table(columns,
+                        node_table(columns, field(state, "nodes"),
+                                   previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
+                        style, indent, width);
+    if (md) out += "\n";
+  }
+  for (size_t t = 0; t < rendering.tables.size(); ++t) {
+    const SubTable& table = rendering.tables[t];
+    const json rows = table.rows(state);
+    if (!rows.is_array()) continue;
+    const json old_rows = previous != nullptr ? table.rows(*previous) : json();
+    out += html ? "<p>" + html_escape(table.title) + ":</p>\n"
+           : md ? std::string(table.title) + ":\n\n"
+                : indent + table.title + ":\n";
+    out += format_table(table_columns[t],
+                        node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
+                        style, indent, width);
+    if (md) out += "\n";
+  }
+
+  auto section = [&](const char* key) -> const json* {
+    return previous != nullptr ? &field(*previous, key) : nullptr;
+  };
+  auto emit = [&](const std::string& label, const std::string& text) {
+    out += html ? "<p class=\"section\"><b>" + html_escape(label) + ":</b> " + text + "</p>\n"
+           : md ? "- " + label + ": " + text + "\n"
+                : indent + label + ": " + text + "\n";
+  };
+  if (state.contains("controller")) {
+    emit("controller", controller_line(state["controller"], section("controller"), style));
+  }
+  if (state.contains("producer")) emit("producer", producer_line(state["producer"], section("producer"), style));
+  if (state.contains("consumer")) emit("consumer", generic_line(state["consumer"], section("consumer"), style));
+  // Fault counters and history restate what the actions did: shown when they change.
+  // Sections no rule knows are shown in the initial state too.
+  for (const auto& [key, value] : state.items()) {
+    if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
+    const bool bookkeeping = key == "faults" || key == "history";
+    if ((previous == nullptr && !bookkeeping) ||
+        (previous != nullptr && without_rows(key, field(*previous, key.c_str())) != without_rows(key, value))) {
+      const std::string words = rendering.section(key, value, state);
+      emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
+                              : (md ? md_escape(words) : esc(words, style)));
+    }
+  }
+  return out;
 }
 
 std::string render(const json& trace, Style style, size_t width = 0) {
@@ -386,75 +503,8 @@ std::string render(const json& trace, Style style, size_t width = 0) {
   header.push_back(legend);
   for (const std::string& line : header) out += md ? "- " + line + "\n" : line + "\n";
 
-  const std::vector<Column> columns = rendering.columns(steps);
-  std::vector<std::vector<Column>> table_columns;
-  for (const SubTable& table : rendering.tables) table_columns.push_back(table.columns(steps));
-  // A section drawn as a table is compared without its rows: its line says the rest.
-  auto without_rows = [&](const std::string& key, const json& value) {
-    for (const SubTable& table : rendering.tables) {
-      if (key == table.section && value.is_object() && value.contains(table.rows_key)) {
-        json rest = value;
-        rest.erase(table.rows_key);
-        return rest;
-      }
-    }
-    return value;
-  };
-  const std::string indent = md ? "" : "  ";
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const json& state = steps[i].at("state");
-    const json* previous = i > 0 ? &steps[i - 1].at("state") : nullptr;
-    const std::string action = step_action_name(steps[i]);
-    out += md ? "\n## Step " + std::to_string(i) + ": `" + action + "`\n\n"
-              : "\nStep " + std::to_string(i) + ": " + action + "\n";
-    if (previous != nullptr) {
-      std::vector<std::string> changes = group_changes(rendering.changes(*previous, state));
-      const std::string summary = changes.empty() ? "nothing visible" : join(changes, "; ");
-      out += md ? "**changed:** " + summary + "\n\n" : indent + "changed: " + summary + "\n";
-    }
-    if (field(state, "nodes").is_array()) {
-      out += format_table(columns,
-                          node_table(columns, field(state, "nodes"),
-                                     previous != nullptr ? &field(*previous, "nodes") : nullptr, style),
-                          style, indent, width);
-      if (md) out += "\n";
-    }
-    for (size_t t = 0; t < rendering.tables.size(); ++t) {
-      const SubTable& table = rendering.tables[t];
-      const json rows = table.rows(state);
-      if (!rows.is_array()) continue;
-      const json old_rows = previous != nullptr ? table.rows(*previous) : json();
-      out += md ? std::string(table.title) + ":\n\n" : indent + table.title + ":\n";
-      out += format_table(table_columns[t],
-                          node_table(table_columns[t], rows, previous != nullptr ? &old_rows : nullptr, style),
-                          style, indent, width);
-      if (md) out += "\n";
-    }
-
-    auto section = [&](const char* key) -> const json* {
-      return previous != nullptr ? &field(*previous, key) : nullptr;
-    };
-    auto emit = [&](const std::string& label, const std::string& text) {
-      out += md ? "- " + label + ": " + text + "\n" : indent + label + ": " + text + "\n";
-    };
-    if (state.contains("controller")) {
-      emit("controller", controller_line(state["controller"], section("controller"), style));
-    }
-    if (state.contains("producer")) emit("producer", producer_line(state["producer"], section("producer"), style));
-    if (state.contains("consumer")) emit("consumer", generic_line(state["consumer"], section("consumer"), style));
-    // Fault counters and history restate what the actions did: shown when they change.
-    // Sections no rule knows are shown in the initial state too.
-    for (const auto& [key, value] : state.items()) {
-      if (key == "nodes" || key == "controller" || key == "producer" || key == "consumer") continue;
-      const bool bookkeeping = key == "faults" || key == "history";
-      if ((previous == nullptr && !bookkeeping) ||
-          (previous != nullptr && without_rows(key, field(*previous, key.c_str())) != without_rows(key, value))) {
-        const std::string words = rendering.section(key, value, state);
-        emit(key, words.empty() ? generic_line(value, section(key.c_str()), style)
-                                : (style == Style::Markdown ? md_escape(words) : words));
-      }
-    }
-  }
+  const StepTables tables = step_tables(rendering, steps);
+  for (size_t i = 0; i < steps.size(); ++i) out += render_step(rendering, tables, steps, i, style, width);
   const std::string violation = rendering.violation(trace);
   out += md ? "\n**Violation:** " + violation + "\n" : "\nVIOLATION: " + violation + "\n";
   return out;
@@ -467,5 +517,11 @@ std::string render_text(const json& trace, size_t width) {
   return width == 0 ? render(trace, Style::Text, 0) : fit_lines(render(trace, Style::Text, width), width);
 }
 std::string render_markdown(const json& trace) { return render(trace, Style::Markdown); }
+
+std::string render_step_html(const json& trace, size_t step) {
+  const ModelRendering& rendering = rendering_for(trace);
+  const json& steps = trace.at("steps");
+  return render_step(rendering, step_tables(rendering, steps), steps, step, Style::Html, 0);
+}
 
 }  // namespace isr::counterexamples

@@ -159,9 +159,6 @@ void describe_leader_state_change(const std::string& who, const json& before, co
       if (!field(follower, "fetch_offset").is_null()) {
         phrase += " at offset " + compact(field(follower, "fetch_offset"));
       }
-      if (!field(follower, "fetch_epoch").is_null()) {
-        phrase += " (fetched in epoch " + compact(field(follower, "fetch_epoch")) + ")";
-      }
       out.push_back(phrase);
     }
   }

@@ -1,4 +1,4 @@
-// What `isrcheck list properties|protocols|fixes --model M` prints of a model: the names
+// What `isrcheck list properties|protocols|fixes|actions --model M` prints of a model: the names
 // its configuration accepts, each with a one-line description and, for fixes, the Kafka
 // release that shipped it. Each model's folder says its own (a row of spec/models.h
 // points to it), so that the command line lists a new model without an edit.

@@ -45,8 +45,8 @@ const ProtocolInfo kProtocols[] = {
      "2.0: OffsetsForLeaderEpoch answers the largest epoch <= requested, iterated "
      "[controller.mode: zookeeper]"},
     {Protocol::Kip320, "kip-320",
-     "2.1: fetches carry the leader epoch and stale ones are fenced; HW counts only "
-     "current-epoch followers; ISR join needs LEO >= the leader's epoch start offset "
+     "2.1: fetches carry the leader epoch and stale ones are fenced; ISR join needs "
+     "LEO >= the leader's epoch start offset "
      "[controller.mode: zookeeper]"},
     {Protocol::Kip497, "kip-497",
      "2.7: ISR changes via AlterPartition; HW and acks=all use the maximal ISR; "
@@ -73,9 +73,14 @@ const std::vector<FixInfo> kFixes = {
     {"fetch_epoch_fencing",
      "KIP-320 (KAFKA-7395): fetches carry the leader epoch; stale ones are fenced",
      Protocol::Kip320, &Fixes::fetch_epoch_fencing, "2.1.0"},
-    {"hw_current_epoch_followers",
-     "the HW and ISR joins count only followers that fetched in the leader's current term (makeLeader resets them)",
-     Protocol::HwTruncation, &Fixes::hw_current_epoch_followers, "0.10.0 or earlier"},
+    // Not a safety fix: the change that made the re-elected leader's hazard possible
+    // (docs/findings.md). Partition.makeLeader resets the followers' state
+    // (Replica.resetReplicaState) only when isNewLeader; off is 0.8.x, which reset it on
+    // every makeLeader. It replaced `hw_current_epoch_followers` (parse_fixes says so).
+    {"reelected_leader_keeps_followers",
+     "KAFKA-2721: Partition.makeLeader forgets the followers' offsets only when the broker was not leader "
+     "in its own view (isNewLeader); a leader re-elected at a newer epoch keeps them (off: 0.8.x, reset at every new epoch)",
+     Protocol::HwTruncation, &Fixes::reelected_leader_keeps_followers, "0.9.0.0"},
     {"isr_join_epoch_start",
      "KAFKA-7128: joining the ISR needs LEO >= the leader's epoch start offset",
      Protocol::Kip320, &Fixes::isr_join_epoch_start, "2.1.0"},
@@ -181,6 +186,14 @@ struct Explicit {
 // ---- the document, key by key ----------------------------------------------------------
 
 void parse_fixes(const json& v, Explicit& given) {
+  // The toggle this model had before it followed Partition.makeLeader's isNewLeader rule
+  // (issue 24): its default was the rule of 0.8.x only and its false no release's, so a
+  // configuration that names it is refused with the replacement.
+  if (v.is_object() && v.contains("hw_current_epoch_followers")) {
+    throw ConfigError("fixes.hw_current_epoch_followers",
+                      "removed; use fixes.reelected_leader_keeps_followers: true (Kafka 0.9.0.0 and later, "
+                      "the default) or false (0.8.x: every new leader epoch resets the followers' offsets)");
+  }
   std::vector<std::string> allowed;
   for (const auto& f : kFixes) allowed.emplace_back(f.name);
   check_keys(v, "fixes", allowed);

@@ -43,7 +43,7 @@ struct Fixes {
   bool leader_epoch_truncation = true;     // KIP-101: truncate via OffsetsForLeaderEpoch, not HW
   bool largest_epoch_lookup = true;        // KIP-279: answer the largest epoch <= requested, iterate
   bool fetch_epoch_fencing = true;         // KIP-320: fetches carry the leader epoch; stale ones fenced
-  bool hw_current_epoch_followers = true;  // Partition.makeLeader resets follower state (0.10, every generation)
+  bool reelected_leader_keeps_followers = true;  // KAFKA-2721 (0.9.0.0): makeLeader resets followers only if not leader before
   bool isr_join_epoch_start = true;        // KAFKA-7128: ISR join needs LEO >= leader's epoch start offset
   bool maximal_isr = true;                 // KIP-497: HW/acks over ISR + pending adds; removals on commit
   bool alter_partition_broker_epochs = true;  // KIP-903: AlterPartition carries broker epochs

@@ -419,6 +419,28 @@ void apply_metadata_update(const Config& c, State& s, const Action& a) {
   adopt_partition_state(c, s, b);
 }
 
+namespace {
+
+// Partition.makeLeader on a new leader epoch calls Replica.resetReplicaState for every
+// follower with isNewLeader = !isLeader, read from the broker's own Partition state
+// before this update is applied (KAFKA-2721, 0.9.0.0; the same rule in 2.x, 3.x and 4.x).
+// Only a broker that was not leader in its own view forgets the followers' log end
+// offsets (and the broker epochs they fetched with); a broker that was already leader
+// keeps them, even when one update skips leader epochs it never saw (MetadataLoader
+// publishes everything committed as one delta, and ReplicaManager.applyLocalLeadersDelta
+// calls makeLeader once), and makeLeader then runs maybeIncrementLeaderHW over them.
+// With the toggle off, the rule of 0.8.x, where makeLeader reset them on every call.
+// Kafka's lastCaughtUpTime / lastFetchTimeMs have no counterpart: time is not modelled.
+void reset_follower_state(const Config& c, ReplicaState& r, bool was_leader) {
+  if (was_leader && c.fixes.reelected_leader_keeps_followers) return;
+  for (int f = 0; f < kMaxReplicas; ++f) {
+    r.fetch_offset[f] = 0;  // LogOffsetMetadata.UNKNOWN_OFFSET_METADATA: below any HW
+    r.fetch_broker_epoch[f] = 0;
+  }
+}
+
+}  // namespace
+
 void adopt_partition_state(const Config& c, State& s, int b) {
   ReplicaState& r = s.replicas[b];
   const ControllerState& ctl = s.controller;
@@ -454,6 +476,7 @@ void adopt_partition_state(const Config& c, State& s, int b) {
       r.epoch_start_offset = r.leo;
       r.needs_truncation = 0;
       r.response = FetchResponse{};
+      reset_follower_state(c, r, was_leader);
     }
     maybe_increment_hw(c, s, b);
     complete_delayed_produce(c, s, b);

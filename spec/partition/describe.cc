@@ -197,7 +197,6 @@ json state_to_json(const PartitionModel& m, const State& s) {
           if (f == n) continue;
           followers.push_back({{"node", f},
                                {"fetch_offset", r.fetch_offset[f]},
-                               {"fetch_epoch", r.fetch_epoch[f]},
                                {"broker_epoch", r.fetch_broker_epoch[f]}});
         }
         rep["leader_state"] = {{"epoch_start_offset", r.epoch_start_offset},

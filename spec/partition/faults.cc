@@ -47,7 +47,6 @@ void forget_process_state(State& s, int node) {
   r.alter_broker_epoch = 0;
   for (int f = 0; f < kMaxReplicas; ++f) {
     r.fetch_offset[f] = 0;
-    r.fetch_epoch[f] = 0;
     r.fetch_broker_epoch[f] = 0;
   }
   r.response = FetchResponse{};

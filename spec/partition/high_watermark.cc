@@ -22,12 +22,9 @@ void maybe_increment_hw(const Config& c, State& s, int leader) {
   int hw = l.leo;
   for (int f = 0; f < c.replication_factor; ++f) {
     if (f == leader || !contains(isr, f)) continue;
-    int known = l.fetch_offset[f];
-    // KIP-320 era fix: a follower's fetch state counts only once it fetched in this
-    // leader epoch (Replica.resetReplicaState on becoming leader); otherwise a stale
-    // offset from an earlier term of this leader can advance the HW.
-    if (c.fixes.hw_current_epoch_followers && l.fetch_epoch[f] != l.view_leader_epoch) known = 0;
-    hw = std::min(hw, known);
+    // What the leader knows may predate its current epoch: Partition.makeLeader keeps
+    // it when the broker was already leader (controller.cc, reset_follower_state).
+    hw = std::min(hw, static_cast<int>(l.fetch_offset[f]));
   }
   if (hw > l.hw) {
     l.hw = static_cast<uint8_t>(hw);

@@ -73,7 +73,6 @@ void maybe_expand_isr(const Config& c, State& s, int l, int f) {
   // join with a log that still ends in an older, diverging epoch.
   if (leader.fetch_offset[f] < leader.hw) return;
   if (c.fixes.isr_join_epoch_start && leader.fetch_offset[f] < leader.epoch_start_offset) return;
-  if (c.fixes.hw_current_epoch_followers && leader.fetch_epoch[f] != leader.view_leader_epoch) return;
   if (leader_writes_isr(c)) {
     zk_leader_writes_isr(c, s, l, leader.view_isr | bit(f));  // Partition.maybeExpandIsr -> updateIsr
     return;

@@ -1,6 +1,7 @@
 // The partition model's names for `isrcheck list` (spec/common/listing.h).
 #include "spec/partition/listing.h"
 
+#include "spec/partition/action_meanings.h"
 #include "spec/partition/config.h"
 #include "spec/partition/properties/catalog.h"
 
@@ -8,6 +9,7 @@ namespace isr::spec {
 
 std::vector<NameRow> partition_listing(std::string_view what) {
   std::vector<NameRow> rows;
+  if (what == "actions") return partition_action_meanings();
   if (what == "properties") {
     for (const auto& p : properties::catalog()) rows.push_back({p.name, p.description, {}});
   } else if (what == "protocols") {

@@ -8,7 +8,8 @@
 
 namespace isr::spec {
 
-// what: "properties", "protocols" or "fixes" (each fix with the release that shipped it).
+// what: "properties", "protocols", "fixes" (each fix with the release that shipped it) or
+// "actions" (each action kind with what it stands for in Kafka).
 std::vector<NameRow> partition_listing(std::string_view what);
 
 }  // namespace isr::spec

@@ -116,7 +116,6 @@ void apply_fetch_request(const Config& c, State& s, const Action& a) {
   const uint8_t hw_at_read = leader.hw;
   // Partition.updateFollowerFetchState: the fetch offset is the follower's LEO.
   leader.fetch_offset[f] = follower.leo;
-  leader.fetch_epoch[f] = leader.view_leader_epoch;
   // KIP-903: the fetch carries the follower's broker epoch, later sent with the ISR
   // expansion so that the controller can reject a stale incarnation.
   leader.fetch_broker_epoch[f] = s.nodes[f].broker_epoch;

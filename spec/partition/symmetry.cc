@@ -45,7 +45,6 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
     to.alter_isr = map_set(p, from.alter_isr);
     for (int f = 0; f < c.replication_factor; ++f) {
       to.fetch_offset[p[f]] = from.fetch_offset[f];
-      to.fetch_epoch[p[f]] = from.fetch_epoch[f];
       to.fetch_broker_epoch[p[f]] = from.fetch_broker_epoch[f];
     }
     if (from.response.kind != static_cast<uint8_t>(FetchReply::None))

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs the README's examples as written (ctest readme_examples, label slow; issue 12
 # point 6), so that they stay true: every command of the ```sh blocks in the sections
-# "Quick start" and "Usage", in order, in one fresh directory that sees the checkout's
+# "Quick start", "Usage" and "Explore", in order, in one fresh directory that sees the checkout's
 # files (claims/, conformance/, counterexamples/) and the built binary as build/isrcheck.
 # A command passes when it exits 0, or 1 for a finding (a property violated); 2 (bad
 # input, for instance a file the README names that does not exist), 3, 4 or a signal
 # fail the test. Not run here, each for its reason:
 #   scripts/...          install, build and run everything: what CI itself runs
 #   build/isrcheck conform   real Kafka: the ctest label `kafka` runs the same suite
+# `build/isrcheck explore` is a server: it runs with --port 0 added, its start page is
+# fetched, and SIGTERM must stop it with exit 0.
 # After the run, every file the examples left in the directory must be one the checkout's
 # .gitignore ignores (they write under out/), so that they leave a clone clean.
 # Usage: run_examples.sh SOURCE_DIR ISRCHECK_BINARY [WORK_DIR] [ONLY_REGEX]
@@ -24,11 +26,11 @@ mkdir -p "$work/build"
 ln -s "$binary" "$work/build/isrcheck"
 for dir in claims conformance counterexamples; do ln -s "$source_dir/$dir" "$work/$dir"; done
 
-# The commands: lines of ```sh blocks under "## Quick start" and "## Usage", with a
+# The commands: lines of ```sh blocks under "## Quick start", "## Usage" and "## Explore", with a
 # trailing backslash joining the next line.
 mapfile -t commands < <(awk '
   /^## / { section = $0; next }
-  /^```sh$/ { inside = (section == "## Quick start" || section == "## Usage"); next }
+  /^```sh$/ { inside = (section == "## Quick start" || section == "## Usage" || section == "## Explore"); next }
   /^```$/ { inside = 0; next }
   inside {
     line = $0
@@ -47,6 +49,27 @@ ran=0
 failed=0
 skipped=0
 cd "$work"
+
+# A server example: started on a free port, its start page fetched, stopped by SIGTERM
+# (its PID); exit status 0 when all of that worked.
+run_server() {
+  # --port 0 right after the subcommand: the README's line may end in a comment.
+  bash -c "exec ${1/#build\/isrcheck explore/build/isrcheck explore --port 0}" >"$work/out.txt" 2>"$work/err.txt" &
+  local pid=$! url="" fetched=1 status=0
+  for _ in $(seq 1 600); do
+    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$work/out.txt" || true)"
+    [[ -n "$url" ]] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -n "$url" ]]; then
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=60).read()' "$url" && fetched=0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || status=$?
+  ((status == 0 && fetched == 0)) || { echo "no start page served, or exit $status on SIGTERM" >>"$work/err.txt"; return 2; }
+}
+
 for command in "${commands[@]}"; do
   case "$command" in
     scripts/*|"build/isrcheck conform"*) skipped=$((skipped + 1)); echo "skip: $command"; continue ;;
@@ -57,7 +80,10 @@ for command in "${commands[@]}"; do
   fi
   start=$SECONDS
   set +e
-  timeout 1200 bash -c "$command" >"$work/out.txt" 2>"$work/err.txt"
+  case "$command" in
+    "build/isrcheck explore"*) run_server "$command" ;;
+    *) timeout 1200 bash -c "$command" >"$work/out.txt" 2>"$work/err.txt" ;;
+  esac
   rc=$?
   set -e
   ran=$((ran + 1))

@@ -128,7 +128,7 @@ struct FetchResponse {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct Follower { broker_epoch: Int, fetch_epoch: Int, fetch_offset: Int, node: Int }
+struct Follower { broker_epoch: Int, fetch_offset: Int, node: Int }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
