@@ -376,7 +376,7 @@ TEST_F(ReplayCli, EveryTraceReaderRefusesTracesOfAnotherModelOrConfiguration) {
   other_config["config"]["brokers"] = 4;
   const std::vector<std::pair<json, std::string>> bad = {
       {unknown_kind, "steps[1].action.kind: unknown action kind \"Teleport\""},
-      {relabelled, "config."},
+      {relabelled, "model: the trace names model \"kraft\", but its configuration is one of model \"partition\""},
       {other_config, "steps[0].state: field \"nodes\" has 3 entries, the configuration gives 4"}};
   const std::string out = trace_test::temp_path(".out");
   const std::vector<std::string> readers = {

@@ -1,6 +1,9 @@
 // The one trace reader: a trace checked against the model it names (trace_model.h).
 #include "counterexamples/trace/trace_model.h"
 
+#include <algorithm>
+#include <exception>
+#include <string>
 #include <vector>
 
 namespace isr::counterexamples {
@@ -33,15 +36,10 @@ std::string shape_mismatch(const M& model, const json& recorded) {
   return "";
 }
 
-}  // namespace
 
-void check_trace_of_model(const json& trace, std::string_view expected_model) {
-  check_trace(trace);
-  const std::string recorded = trace.at("model").get<std::string>();
-  if (!expected_model.empty() && recorded != expected_model) {
-    throw TraceFormatError("model", "the trace is of model \"" + recorded + "\", not \"" +
-                                        std::string(expected_model) + "\" (--model)");
-  }
+// The named model rebuilt from the trace's configuration; step 0's shape and every
+// action's kind checked against it.
+void check_against_named_model(const json& trace) {
   with_trace_model(trace, [&](const auto& model, std::string_view name) {
     const json& steps = trace.at("steps");
     const std::string mismatch = shape_mismatch(model, steps[0].at("state"));
@@ -62,6 +60,38 @@ void check_trace_of_model(const json& trace, std::string_view expected_model) {
       }
     }
   });
+}
+
+}  // namespace
+
+void check_trace_of_model(const json& trace, std::string_view expected_model) {
+  check_trace(trace);
+  const std::string recorded = trace.at("model").get<std::string>();
+  if (!expected_model.empty() && recorded != expected_model) {
+    throw TraceFormatError("model", "the trace is of model \"" + recorded + "\", not \"" +
+                                        std::string(expected_model) + "\" (--model)");
+  }
+  try {
+    check_against_named_model(trace);
+  } catch (const TraceFormatError& e) {
+    if (!e.field.starts_with("config.")) throw;
+    // A configuration another model accepts: the trace is of that model, relabelled
+    // (a partition trace named "kraft"); the model field is what is wrong.
+    const std::string recorded_model = trace.at("model").get<std::string>();
+    std::string fits;
+    spec::for_each_model([&](const auto& row) {
+      if (!fits.empty() || row.name == recorded_model) return;
+      try {
+        (void)row.load(&trace.at("config"), {});
+        fits = std::string(row.name);
+      } catch (const std::exception&) {
+        // Not this model's either.
+      }
+    });
+    if (fits.empty()) throw;
+    throw TraceFormatError("model", "the trace names model \"" + recorded_model + "\", but its configuration is one of model \"" +
+                                        fits + "\" (" + e.field + ": " + e.message + ")");
+  }
 }
 
 json load_trace(const std::string& path, std::string_view expected_model) {
