@@ -52,6 +52,7 @@ ConvergenceReport analyze_convergence(const spec::Config& config, const Converge
   graph_options.por = options.por;
   graph_options.threads = std::max(1, options.threads);  // as verify(): 0 or less is one thread
   graph_options.max_states = options.max_states;
+  graph_options.progress_states = options.progress_states;
   const checker::StateGraph<spec::PartitionModel> graph = checker::explore_state_graph(model, graph_options);
   const auto classify_start = std::chrono::steady_clock::now();
   const size_t n = graph.vertex_count();

@@ -18,6 +18,7 @@
 // the availability analysis does. docs/convergence.md has the details.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ struct ConvergenceOptions {
   // Partial-order reduction in the graph (checker/graph/state_graph.h): dead components cleared,
   // irrelevant actions dropped; the same verdict and witness length (docs/convergence.md).
   bool por = false;
+  std::atomic<uint64_t>* progress_states = nullptr;  // the graph's vertices so far (progress lines)
 };
 
 struct ConvergenceReport {

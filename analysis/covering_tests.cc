@@ -66,6 +66,7 @@ CoveringResult covering_tests(const spec::Config& config, const CoveringOptions&
   graph_options.symmetry = options.symmetry;
   graph_options.max_states = options.max_states;
   graph_options.interrupt = options.interrupt;
+  graph_options.progress_states = options.progress_states;
   const checker::StateGraph<spec::PartitionModel> graph = checker::explore_state_graph(model, graph_options);
 
   CoveringResult result;

@@ -35,6 +35,7 @@ struct CoveringOptions {
   uint64_t max_states = 2000000; // the state graph stops (incomplete) beyond this
   const std::atomic<bool>* interrupt = nullptr;  // SIGINT/SIGTERM: the graph stops, incomplete
   bool symmetry = true;
+  std::atomic<uint64_t>* progress_states = nullptr;  // the graph's vertices so far (progress lines)
 };
 
 struct CoveringTest {

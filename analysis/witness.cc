@@ -3,6 +3,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <map>
@@ -98,11 +99,15 @@ std::vector<ScriptOp> parse_script(const std::string& text) {
     auto node_at = [&](size_t i, bool leader_ok) {
       if (i >= w.size()) throw bad();
       if (leader_ok && w[i] == "leader") return -1;
-      try {
-        return std::stoi(w[i]);
-      } catch (const std::exception&) {
-        throw bad();
+      // Decimal digits only: std::stoi took "-1", "1abc" (as 1) and "1e3" (as 1).
+      const std::string& number = w[i];
+      const bool digits = !number.empty() && number.size() <= 3 &&
+                          std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits) {
+        throw std::invalid_argument("script operation \"" + part + "\": node \"" + number +
+                                    "\" is not a node number (0, 1, 2, ...)" + (leader_ok ? " or \"leader\"" : ""));
       }
+      return std::stoi(number);
     };
     if (op.kind == "produce" || op.kind == "lose" || op.kind == "retry" || op.kind == "timeout" || op.kind == "drop" ||
         op.kind == "consume") {
@@ -125,6 +130,19 @@ std::vector<ScriptOp> parse_script(const std::string& text) {
   }
   if (out.empty()) throw std::invalid_argument(std::string("script: empty; allowed forms: ") + kForms);
   return out;
+}
+
+void check_script_nodes(const spec::Config& config, const std::vector<ScriptOp>& script) {
+  for (const ScriptOp& op : script) {
+    if (op.node < 0) continue;  // "leader"
+    // elect names the new leader, a broker; the others any node (dedicated voters too).
+    const int limit = op.kind == "elect" ? config.brokers : config.nodes();
+    if (op.node >= limit) {
+      throw std::invalid_argument("script operation \"" + op.kind + " " + std::to_string(op.node) + "\": node " +
+                                  std::to_string(op.node) + " does not exist; allowed: 0 to " +
+                                  std::to_string(limit - 1) + (op.kind == "elect" ? " (the brokers)" : " (the nodes)"));
+    }
+  }
 }
 
 WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptOp>& script,

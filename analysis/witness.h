@@ -36,6 +36,11 @@ struct ScriptOp {
 // std::invalid_argument naming the operation and the allowed forms.
 std::vector<ScriptOp> parse_script(const std::string& text);
 
+// Throws std::invalid_argument naming the operation when a node number is not one of the
+// configuration's nodes (elect: of its brokers): a bad script is bad input, not a search
+// that finds no witness.
+void check_script_nodes(const spec::Config& config, const std::vector<ScriptOp>& script);
+
 struct WitnessResult {
   bool found = false;
   nlohmann::json trace;   // trace format v1, property "witness"

@@ -7,6 +7,15 @@
 // A bound is "reached" in a state when the state sits at the limit of an exploration
 // bound or fault budget (e.g. all crashes used), so that a holding verdict can say which
 // limits actually constrained the search.
+//
+//   std::vector<std::string_view> usage_names() const;  // at most 32 names
+//   uint32_t usage_seen(const State&) const;            // bit i: usage_names()[i] has acted
+//
+// The other side: a feature the configuration switches on (a kind of election, a fault
+// budget) "has acted" in a state when the path to it used it. The engine ORs the bits
+// over every distinct state, so that after a complete search the model can name what was
+// switched on but never used, and what would let it act (issue 29 point 2). Once per
+// new state, like bounds_hit: not on the hot path of expanding actions.
 #pragma once
 
 #include <concepts>
@@ -27,6 +36,23 @@ template <class M>
 uint32_t bounds_hit(const M& model, const typename M::State& s) {
   if constexpr (HasBounds<M>) {
     return static_cast<uint32_t>(model.bounds_hit(s));
+  } else {
+    (void)model;
+    (void)s;
+    return 0;
+  }
+}
+
+template <class M>
+concept HasUsage = requires(const M& m, const typename M::State& s) {
+  { m.usage_names() } -> std::convertible_to<std::vector<std::string_view>>;
+  { m.usage_seen(s) } -> std::convertible_to<uint32_t>;
+};
+
+template <class M>
+uint32_t usage_seen(const M& model, const typename M::State& s) {
+  if constexpr (HasUsage<M>) {
+    return static_cast<uint32_t>(model.usage_seen(s));
   } else {
     (void)model;
     (void)s;

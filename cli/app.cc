@@ -9,6 +9,7 @@
 #include <exception>
 #include <iostream>
 
+#include "checker/bfs/worker_pool.h"
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/version.h"
@@ -46,6 +47,15 @@ int run_app(int argc, const char* const* argv) {
   add_witness_command(app);
   add_validate_command(app);
   add_explore_command(app);
+  // CLI11's own parse errors (an option out of range, an unknown flag) carry the same
+  // prefix as every other bad input, so that a script can tell them from output.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    std::string text = "isrcheck: error: " + std::string(e.what()) + "\n";
+    if (failed->get_help_ptr() != nullptr) {
+      text += "Run with " + failed->get_help_ptr()->get_name() + " for more information.\n";
+    }
+    return text;
+  });
 
   try {
     app.parse(argc, argv);
@@ -65,6 +75,9 @@ int run_app(int argc, const char* const* argv) {
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "isrcheck: error: " << e.what() << "\n";
+    return 2;
+  } catch (const isr::checker::ThreadStartError& e) {
+    std::cerr << "isrcheck: error: --threads: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "isrcheck: internal error: " << e.what() << "\n";

@@ -373,6 +373,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     collision << ")";
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
+    unused_switches_report(model, r, r.verdict == checker::Verdict::Holds, out, report);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
     if (o.explain) out << figures_explained();
 
@@ -422,6 +423,7 @@ void add_check_command(CLI::App& app) {
   add_config_options(*command, o->config);
   command->add_option("--threads", o->threads,
                       "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(decimal_count())
       ->check(CLI::Range(0u, 1024u));
   command->add_option("--symmetry", o->symmetry,
                       "Reduce by permutations of interchangeable nodes: on (default) or off")
@@ -431,11 +433,14 @@ void add_check_command(CLI::App& app) {
                       "the verdict is the same, a counterexample may differ)")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--max-states", o->max_states,
-                      "Stop after this many distinct states (default 0: no limit; exit 3)");
+                      "Stop after this many distinct states (default 0: no limit; exit 3)")
+      ->check(decimal_count());
   command->add_option("--max-memory", o->max_memory,
-                      "Stop when the search's structures exceed this size: 512M, 4G (exit 3)");
+                      "Stop when the search's structures exceed this size: 512M, 4G (exit 3)")
+      ->check(not_empty("512M or 4G"));
   command->add_option("--time-limit", o->time_limit,
-                      "Stop after this long: 90s, 3m, 1h (exit 3, what was verified so far is printed)");
+                      "Stop after this long: 90s, 3m, 1h (exit 3, what was verified so far is printed)")
+      ->check(not_empty("90s, 3m or 1h"));
   command->add_option("--fingerprint", o->fingerprint,
                       "Fingerprint width in bits: 128 (default) or 64 (half the visited set's memory, "
                       "a collision estimate 2^64 times higher; the only width of --distributed)")

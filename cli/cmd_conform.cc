@@ -22,7 +22,7 @@
 #include "counterexamples/scenario/recording.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/scenario/scenario_validation.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -74,6 +74,7 @@ nlohmann::json load_input(const std::string& path) {
   }
   if (is_trace_document(doc)) {
     try {
+      check_trace_of_model(doc);
       return nlohmann::json(trace_to_scenario(doc, fs::path(path).stem().string()));
     } catch (const TraceFormatError& e) {
       throw UsageError(path + ": " + e.field, e.message);
@@ -108,34 +109,34 @@ void keep_logs(const std::string& work_dir, const std::string& dir, const std::s
   }
 }
 
-void print_result(const conformance::ConformResult& r) {
+void print_result(const conformance::ConformResult& r, std::ostream& out) {
   using conformance::Verdict;
-  std::cout << r.name << ": ";
+  out << r.name << ": ";
   switch (r.verdict) {
-    case Verdict::Conforms: std::cout << "conforms"; break;
+    case Verdict::Conforms: out << "conforms"; break;
     case Verdict::Diverges:
-      std::cout << "diverges at " << r.step_text << ": expected " << r.expected << ", observed " << r.observed;
+      out << "diverges at " << r.step_text << ": expected " << r.expected << ", observed " << r.observed;
       break;
-    case Verdict::NotExecutable: std::cout << "not executable here: " << r.reason; break;
-    case Verdict::Interrupted: std::cout << "interrupted: " << r.reason; break;
-    case Verdict::Error: std::cout << "internal error at " << r.step_text << ": " << r.reason; break;
+    case Verdict::NotExecutable: out << "not executable here: " << r.reason; break;
+    case Verdict::Interrupted: out << "interrupted: " << r.reason; break;
+    case Verdict::Error: out << "internal error at " << r.step_text << ": " << r.reason; break;
   }
-  std::cout << "  [" << fixed(r.setup_seconds, 1) << " s setup" << (r.new_cluster ? ", new cluster" : ", cluster reused")
+  out << "  [" << fixed(r.setup_seconds, 1) << " s setup" << (r.new_cluster ? ", new cluster" : ", cluster reused")
             << ", " << fixed(r.run_seconds, 1) << " s run, " << r.steps_run << " steps]\n";
-  for (const std::string& line : r.side_by_side) std::cout << "    " << line << "\n";
-  for (const std::string& line : r.steered) std::cout << "  steered: " << line << "\n";
+  for (const std::string& line : r.side_by_side) out << "    " << line << "\n";
+  for (const std::string& line : r.steered) out << "  steered: " << line << "\n";
 }
 
 // Writes the recorded execution of `r` as DIR/<scenario>.jsonl (docs/recording.md): the
 // header says how the run ended, so a validator knows a recording that stops early.
-void write_recording(const conformance::ConformResult& r, const std::string& dir) {
+void write_recording(const conformance::ConformResult& r, const std::string& dir, std::ostream& out) {
   if (r.recording_header.is_null()) return;  // not executable: nothing ran
   nlohmann::json header = r.recording_header;
   header["conform_verdict"] = conformance::verdict_name(r.verdict);
   header["complete"] = r.verdict == conformance::Verdict::Conforms;
   const std::string path = (fs::path(dir) / (r.name + ".jsonl")).string();
   write_text(path, "--record", counterexamples::recording_text(header, r.recording));
-  std::cout << "  recorded " << r.recording.size() << " events in " << path << "\n";
+  out << "  recorded " << r.recording.size() << " events in " << path << "\n";
 }
 
 void run_conform(const ConformOptions& options) {
@@ -143,6 +144,9 @@ void run_conform(const ConformOptions& options) {
   std::vector<nlohmann::json> scenarios;
   for (const std::string& path : options.inputs) scenarios.push_back(load_input(path));
   if (!options.record_dir.empty()) check_output_directory(options.record_dir, "--record");
+  check_output_path(options.json_out, "--json");
+  // With --json - stdout carries the JSON document alone; the per-scenario lines go to stderr.
+  std::ostream& out = options.json_out == "-" ? std::cerr : std::cout;
 
   conformance::KafkaOptions kafka;
   kafka.kafka_version = options.kafka_version;
@@ -170,13 +174,13 @@ void run_conform(const ConformOptions& options) {
     } catch (const conformance::Interrupted&) {
       interrupted_run = true;
     }
-    print_result(r);
-    if (!options.record_dir.empty()) write_recording(r, options.record_dir);
-    std::cout.flush();
+    print_result(r, out);
+    if (!options.record_dir.empty()) write_recording(r, options.record_dir, out);
+    out.flush();
     if (!options.keep_logs.empty() && r.verdict != conformance::Verdict::Conforms &&
         r.verdict != conformance::Verdict::NotExecutable) {
       keep_logs(r.work_dir, options.keep_logs, r.name);
-      std::cout << "  logs kept in " << (fs::path(options.keep_logs) / r.name).string() << "\n";
+      out << "  logs kept in " << (fs::path(options.keep_logs) / r.name).string() << "\n";
     }
     report.push_back(r.to_json());
     if (r.verdict == conformance::Verdict::Diverges) worst = std::max(worst, 1);
@@ -185,7 +189,7 @@ void run_conform(const ConformOptions& options) {
   }
   session.stop();  // the driver and every node JVM, before reporting
   if (interrupted_run) {
-    std::cout << "interrupted after " << report.size() << " of " << scenarios.size() << " scenario(s)\n";
+    out << "interrupted after " << report.size() << " of " << scenarios.size() << " scenario(s)\n";
   }
   if (!options.json_out.empty()) {
     write_json(options.json_out, "--json",

@@ -16,6 +16,7 @@
 
 #include "analysis/convergence.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
 #include "counterexamples/render/render.h"
@@ -38,12 +39,22 @@ struct ConvergeOptions {
 
 void run_converge(const ConvergeOptions& o) {
   const spec::Config config = load_config(o.config);
+  check_output_path(o.json_file, "--json");
+  check_output_path(o.trace_file, "--trace-out");
+  // With --json - stdout carries the JSON document alone; the summary goes to stderr.
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   analysis::ConvergenceOptions options;
   options.symmetry = o.symmetry == "on";
   options.max_states = o.max_states;
   options.por = o.por == "on";
   options.threads = o.threads;
-  const analysis::ConvergenceReport r = analysis::analyze_convergence(config, options);
+  analysis::ConvergenceReport r;
+  {
+    ProgressLines progress("converge", "analyses", true);
+    progress.set(0, 1, "the state graph and its classification");
+    options.progress_states = &progress.states();
+    r = analysis::analyze_convergence(config, options);
+  }
 
   nlohmann::json report = {{"command", "converge"},
                            {"property", "logs-converge"},
@@ -67,7 +78,7 @@ void run_converge(const ConvergeOptions& o) {
   int exit_status = 0;
   switch (r.verdict) {
     case analysis::ConvergenceVerdict::Converges:
-      std::cout << "verdict: CONVERGES: from every one of the " << r.graph_states
+      out << "verdict: CONVERGES: from every one of the " << r.graph_states
                 << " reachable states" << (options.symmetry ? " (up to symmetry)" : "")
                 << ", with no further faults, the live replicas can reach identical logs\n";
       break;
@@ -76,34 +87,34 @@ void run_converge(const ConvergeOptions& o) {
       const spec::PartitionModel model(config);
       const auto replayed = counterexamples::replay_trace(model, r.witness_trace, counterexamples::ReplayEnd::StepsOnly);
       if (!replayed.reproduced) throw std::logic_error("the convergence witness does not replay: " + replayed.summary());
-      std::cout << "verdict: STUCK: " << r.stuck_states << " reachable state" << (r.stuck_states == 1 ? "" : "s")
+      out << "verdict: STUCK: " << r.stuck_states << " reachable state" << (r.stuck_states == 1 ? "" : "s")
                 << " from which no fault-free path brings the live replicas to identical logs\n";
-      std::cout << "shortest trace to one: " << r.witness_steps << " steps\n";
+      out << "shortest trace to one: " << r.witness_steps << " steps\n";
       report["trace"] = r.witness_trace;
       exit_status = 1;
       break;
     }
     case analysis::ConvergenceVerdict::Incomplete:
-      std::cout << "verdict: INCOMPLETE: no stuck state among the " << r.graph_states
+      out << "verdict: INCOMPLETE: no stuck state among the " << r.graph_states
                 << " states explored; the graph passed --max-states (" << o.max_states << ")\n";
       exit_status = 3;
       break;
   }
-  std::cout << "graph: " << r.graph_states << " states, " << r.graph_edges << " edges"
+  out << "graph: " << r.graph_states << " states, " << r.graph_edges << " edges"
             << (options.symmetry ? " (symmetry on)" : "") << (r.por ? " (partial-order reduction on)" : "")
             << (r.complete ? "" : ", incomplete") << "\n";
-  std::cout << "converged states (live logs identical): " << r.converged_states << "\n";
-  std::cout << "stuck states: " << r.stuck_states << "\n";
-  std::cout << "left out (an epoch bound is reachable): " << r.bound_limited_states << "\n";
-  if (!r.complete) std::cout << "unknown (can reach an unexpanded state): " << r.unknown_states << "\n";
-  std::cout << "time: " << fixed(r.seconds, 2) << " s (graph " << fixed(r.graph_seconds, 2) << " s with "
+  out << "converged states (live logs identical): " << r.converged_states << "\n";
+  out << "stuck states: " << r.stuck_states << "\n";
+  out << "left out (an epoch bound is reachable): " << r.bound_limited_states << "\n";
+  if (!r.complete) out << "unknown (can reach an unexpanded state): " << r.unknown_states << "\n";
+  out << "time: " << fixed(r.seconds, 2) << " s (graph " << fixed(r.graph_seconds, 2) << " s with "
             << options.threads << " thread" << (options.threads == 1 ? "" : "s") << ", classification "
             << fixed(r.classify_seconds, 2) << " s)\n";
   if (r.verdict == analysis::ConvergenceVerdict::Stuck) {
-    if (!o.quiet) std::cout << counterexamples::render_text(r.witness_trace);
+    if (!o.quiet) out << counterexamples::render_text(r.witness_trace);
     if (!o.trace_file.empty()) {
       write_json(o.trace_file, "--trace-out", r.witness_trace);
-      std::cout << "trace written to " << o.trace_file << "\n";
+      out << "trace written to " << o.trace_file << "\n";
     }
   }
   if (!o.json_file.empty()) write_json(o.json_file, "--json", report);
@@ -126,9 +137,11 @@ void add_converge_command(CLI::App& app) {
                       "dropped; docs/convergence.md): on or off (default); same verdict")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--threads", o->threads, "Threads building the state graph (default 1); same result")
+      ->check(decimal_count())
       ->check(CLI::Range(1, 256));
   command->add_option("--max-states", o->max_states,
                       "Stop building the state graph beyond this many states (default 2000000; exit 3)")
+      ->check(decimal_count())
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   command->add_option("--json", o->json_file, "Write the result (and the trace) as JSON; - for stdout");
   command->add_option("--trace-out", o->trace_file, "Write the trace to the stuck state (trace format v1)");

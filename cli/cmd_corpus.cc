@@ -18,6 +18,7 @@
 
 #include "analysis/corpus.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/run_support.h"
 
 namespace isr::cli {
@@ -34,7 +35,18 @@ struct CorpusOptions {
   unsigned threads = 0;
   bool skip_slow = false;
   std::string por = "off";
+  std::string json_file;  // empty: none; "-": stdout, the table then on stderr
 };
+
+nlohmann::json side_json(const analysis::SideResult& side) {
+  return {{"verdict", side.verdict}, {"steps", side.steps}, {"states", side.states}, {"seconds", side.seconds}};
+}
+
+// The --json document: the command, a verdict, and one object per entry handled.
+nlohmann::json corpus_json(const char* command, const std::string& verdict, size_t done, size_t total,
+                           nlohmann::json entries) {
+  return {{"command", command}, {"verdict", verdict}, {"done", done}, {"total", total}, {"entries", std::move(entries)}};
+}
 
 analysis::Manifest load(const CorpusOptions& o) {
   try {
@@ -86,48 +98,66 @@ void regenerate(const CorpusOptions& o) {
   const analysis::Manifest manifest = load(o);
   const std::string out_dir = o.dir.empty() ? manifest.directory : o.dir;
   check_output_directory(out_dir, "--out");
+  check_output_path(o.json_file, "--json");
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
+  nlohmann::json rows = nlohmann::json::array();
   int failures = 0, changed = 0;
   InterruptGuard guard;  // SIGINT/SIGTERM: stop after the entry at hand (its file is not written), exit 3
   size_t done = 0;
   const auto entries = selected(manifest, o);
+  ProgressLines progress("corpus regenerate", "entries", true);
   for (const CorpusEntry* entry : entries) {
     if (interrupted().load()) break;
+    progress.set(done, entries.size(), "entry " + entry->name);
     const analysis::RegenerateResult r = analysis::regenerate_entry(*entry, out_dir, run_options(o));
-    std::cout << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
+    out << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
               << std::setw(21) << r.unsafe.verdict << std::right << std::setw(3) << r.unsafe.steps << " steps "
               << std::setw(9) << r.unsafe.states << " states " << std::setw(8) << seconds(r.unsafe.seconds) << "  ";
     if (!r.problem.empty()) {
       ++failures;
-      std::cout << "FAILED: " << r.problem << "\n";
+      out << "FAILED: " << r.problem << "\n";
     } else {
       changed += r.changed ? 1 : 0;
-      std::cout << (r.changed ? "written " : "unchanged ") << r.file << "\n";
+      out << (r.changed ? "written " : "unchanged ") << r.file << "\n";
     }
+    rows.push_back({{"name", entry->name}, {"checks", subject(*entry)}, {"unsafe", side_json(r.unsafe)},
+                    {"file", r.file}, {"changed", r.changed}, {"ok", r.problem.empty()}, {"problem", r.problem}});
     ++done;
   }
   if (interrupted().load()) {
-    std::cout << "INCOMPLETE: interrupted after " << done << " of " << entries.size() << " entries; " << changed
+    out << "INCOMPLETE: interrupted after " << done << " of " << entries.size() << " entries; " << changed
               << " trace file(s) changed\n";
+    if (!o.json_file.empty())
+      write_json(o.json_file, "--json", corpus_json("corpus regenerate", "incomplete", done, entries.size(), rows));
     set_exit_code(3);
     return;
   }
-  std::cout << (failures == 0 ? "regenerated" : "FAILED") << ": " << changed << " trace file(s) changed, "
+  out << (failures == 0 ? "regenerated" : "FAILED") << ": " << changed << " trace file(s) changed, "
             << failures << " entr" << (failures == 1 ? "y" : "ies") << " not as expected\n";
+  if (!o.json_file.empty()) {
+    write_json(o.json_file, "--json",
+               corpus_json("corpus regenerate", failures == 0 ? "regenerated" : "failed", done, entries.size(), rows));
+  }
   set_exit_code(failures == 0 ? 0 : 1);
 }
 
 void verify(const CorpusOptions& o) {
   const analysis::Manifest manifest = load(o);
   const std::string trace_dir = o.dir.empty() ? manifest.directory : o.dir;
-  std::cout << std::left << std::setw(30) << "entry" << " " << std::setw(28) << "checks" << " "
+  check_output_path(o.json_file, "--json");
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
+  nlohmann::json rows = nlohmann::json::array();
+  out << std::left << std::setw(30) << "entry" << " " << std::setw(28) << "checks" << " "
             << std::setw(40) << "unsafe: verdict, steps (max), states, time" << " "
             << std::setw(36) << "fix: verdict, states, time" << " result\n";
   int failures = 0;
   const auto entries = selected(manifest, o);
   InterruptGuard guard;  // SIGINT/SIGTERM: report the entries verified so far, exit 3
   size_t done = 0;
+  ProgressLines progress("corpus verify", "entries", true);
   for (const CorpusEntry* entry : entries) {
     if (interrupted().load()) break;
+    progress.set(done, entries.size(), "entry " + entry->name);
     const bool check_fix = !(o.skip_slow && entry->slow);
     const analysis::EntryVerification v = analysis::verify_entry(*entry, trace_dir, run_options(o), check_fix);
     std::ostringstream unsafe, fix;
@@ -138,25 +168,38 @@ void verify(const CorpusOptions& o) {
     } else {
       fix << "skipped (slow)";
     }
-    std::cout << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
+    out << std::left << std::setw(30) << entry->name << " " << std::setw(28) << subject(*entry) << " "
               << std::setw(40) << unsafe.str() << " " << std::setw(36) << fix.str() << " "
               << (v.ok() ? "ok" : "MISMATCH") << "\n";
-    for (const std::string& problem : v.problems) std::cout << "    " << problem << "\n";
+    for (const std::string& problem : v.problems) out << "    " << problem << "\n";
+    rows.push_back({{"name", entry->name},
+                    {"checks", subject(*entry)},
+                    {"max_steps", entry->max_steps},
+                    {"unsafe", side_json(v.unsafe)},
+                    {"fix", v.fix_checked ? side_json(v.fix) : nlohmann::json(nullptr)},
+                    {"ok", v.ok()},
+                    {"problems", v.problems}});
     if (interrupted().load()) {
-      std::cout << "    (interrupted: this entry's searches stopped early)\n";
+      out << "    (interrupted: this entry's searches stopped early)\n";
       break;
     }
     failures += v.ok() ? 0 : 1;
     ++done;
   }
   if (interrupted().load()) {
-    std::cout << "INCOMPLETE: interrupted; " << done - failures << " of the " << done << " entries verified of "
+    out << "INCOMPLETE: interrupted; " << done - failures << " of the " << done << " entries verified of "
               << entries.size() << " were as expected\n";
+    if (!o.json_file.empty())
+      write_json(o.json_file, "--json", corpus_json("corpus verify", "incomplete", done, entries.size(), rows));
     set_exit_code(3);
     return;
   }
-  std::cout << (failures == 0 ? "corpus verified" : "corpus MISMATCH") << ": " << entries.size() - failures
+  out << (failures == 0 ? "corpus verified" : "corpus MISMATCH") << ": " << entries.size() - failures
             << " of " << entries.size() << " entries as expected\n";
+  if (!o.json_file.empty()) {
+    write_json(o.json_file, "--json",
+               corpus_json("corpus verify", failures == 0 ? "verified" : "mismatch", done, entries.size(), rows));
+  }
   set_exit_code(failures == 0 ? 0 : 1);
 }
 
@@ -164,9 +207,11 @@ void add_common(CLI::App& command, CorpusOptions& o) {
   command.add_option("--manifest", o.manifest, std::string("Corpus manifest (default ") + kDefaultManifest + ")");
   command.add_option("--only", o.only, "Only the entry with this name");
   command.add_option("--threads", o.threads, "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(decimal_count())
       ->check(CLI::Range(0u, 1024u));
   command.add_option("--por", o.por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));
+  command.add_option("--json", o.json_file, "Write the results as JSON; - for stdout (the table then on stderr)");
 }
 
 }  // namespace

@@ -18,7 +18,13 @@ void add_describe_command(CLI::App& app) {
   add_config_options(*command, *options);
   command->callback([options] {
     with_model(*options, [](const auto& model, std::string_view) {
-      std::cout << model.config_json().dump(2) << "\n";
+      // A model whose traces omit keys at their defaults (to keep old traces' text) has
+      // a describe_json with every key, found by argument-dependent lookup.
+      if constexpr (requires { describe_json(model.config()); }) {
+        std::cout << describe_json(model.config()).dump(2) << "\n";
+      } else {
+        std::cout << model.config_json().dump(2) << "\n";
+      }
     });
   });
 }

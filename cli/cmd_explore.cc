@@ -18,7 +18,7 @@
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
 #include "cli/version.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 #include "explorer/explore_server.h"
 #include "explorer/explore_session.h"
 #include "io/files.h"
@@ -84,8 +84,8 @@ void explore(const ExploreOptions& o) {
   nlohmann::json trace;
   if (!o.trace_file.empty()) {
     try {
-      trace = counterexamples::read_trace_file(o.trace_file);
-      counterexamples::check_trace(trace);
+      // The one trace reader (counterexamples/trace/trace_model.h), as render and replay.
+      trace = counterexamples::load_trace(o.trace_file);
     } catch (const counterexamples::TraceFormatError& e) {
       throw UsageError("--trace", e.field == o.trace_file ? e.message : o.trace_file + ": " + e.field + ": " + e.message);
     }

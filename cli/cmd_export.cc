@@ -15,7 +15,7 @@
 #include "counterexamples/export/export_scenario.h"
 #include "counterexamples/scenario/scenario_format.h"
 #include "counterexamples/scenario/scenario_writer.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -67,8 +67,7 @@ void run_export(const ExportOptions& options) {
   }
   std::string text;
   try {
-    const nlohmann::json trace = read_trace_file(options.trace_file);
-    check_trace(trace);
+    const nlohmann::json trace = load_trace(options.trace_file);
     if (f == "itf") {
       text = trace_to_itf(trace).dump(1) + "\n";
     } else {

@@ -143,6 +143,7 @@ void add_graph_command(CLI::App& app) {
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--max-states", o->max_states,
                       "Refuse models with more states than this (default 100000; exit 2)")
+      ->check(decimal_count())
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   command->callback([o] { run_graph(*o); });
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -56,6 +57,7 @@ struct MatrixCommandOptions {
   std::string html_file;
   std::string mermaid_js;  // the renderer the HTML report embeds (--mermaid-js)
   bool quiet = false;
+  bool allow_incomplete = false;  // exit 0 even when some cell hit --max-states
 };
 
 
@@ -156,17 +158,18 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-// One line redrawn in place on a terminal; elsewhere (logs, tests) a line per tenth.
+// One line redrawn in place on a terminal; elsewhere (logs, tests) a line per second.
 class ProgressBar {
  public:
   explicit ProgressBar(bool enabled) : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0) {}
 
   void update(const analysis::MatrixProgress& p) {
     if (!enabled_ || p.total == 0) return;
-    const int tenth = p.done * 10 / p.total;
     const bool finished = p.done == p.total && p.rows_done == p.rows_total;
-    if (!tty_ && tenth == last_tenth_ && !finished) return;
-    last_tenth_ = tenth;
+    // Off a terminal (logs, CI) at most a line per second, and the last one.
+    const auto now = std::chrono::steady_clock::now();
+    if (!tty_ && !finished && now - last_line_ < std::chrono::seconds(1)) return;
+    last_line_ = now;
     constexpr int kWidth = 30;
     const int filled = p.done * kWidth / p.total;
     std::string bar(static_cast<size_t>(filled), '#');
@@ -189,7 +192,7 @@ class ProgressBar {
  private:
   bool enabled_;
   bool tty_;
-  int last_tenth_ = -1;
+  std::chrono::steady_clock::time_point last_line_{};
 };
 
 void write_file(const std::string& path, const std::string& option, const std::string& text) {
@@ -264,11 +267,18 @@ void run(const MatrixCommandOptions& o) {
   if (o.json_file == "-") std::cerr << analysis::render_matrix_table(result, format);
   if (!o.json_file.empty()) {
     nlohmann::json document = analysis::matrix_to_json(result);
-    if (document.is_object()) document["verdict"] = result.interrupted ? "incomplete" : "complete";
+    if (document.is_object()) document["verdict"] = result.interrupted || result.incomplete > 0 ? "incomplete" : "complete";
     write_file(o.json_file, "--json", document.dump(2) + "\n");
   }
   if (!o.html_file.empty()) write_file(o.html_file, "--html", analysis::render_matrix_html(result, mermaid_js));
-  set_exit_code(result.interrupted ? 3 : 0);
+  // A sweep with cells left undecided is not a complete answer: exit 3, as for any limit
+  // reached, unless the user accepts it.
+  if (result.incomplete > 0 && !result.interrupted) {
+    std::cerr << "isrcheck: " << result.incomplete << " of " << result.cells.size()
+              << " cells are incomplete (--max-states " << o.max_states << " reached)"
+              << (o.allow_incomplete ? "; exit 0 (--allow-incomplete)" : "; exit 3 (--allow-incomplete: exit 0)") << "\n";
+  }
+  set_exit_code(result.interrupted || (result.incomplete > 0 && !o.allow_incomplete) ? 3 : 0);
 }
 
 }  // namespace
@@ -294,9 +304,11 @@ void add_matrix_command(CLI::App& app) {
   command->add_option("--lossy", o->lossy,
                       "failures lose the unflushed suffix (power loss): off (kill -9), on")
       ->capture_default_str();
-  command->add_option("--jobs", o->jobs, "Cells checked in parallel, one thread each")->capture_default_str();
+  command->add_option("--jobs", o->jobs, "Cells checked in parallel, one thread each")
+      ->check(decimal_count())->capture_default_str();
   command->add_option("--max-states", o->max_states,
                       "Distinct states per cell and analysis; beyond it the cell is incomplete (0: no limit)")
+      ->check(decimal_count())
       ->capture_default_str();
   command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));
@@ -318,6 +330,8 @@ void add_matrix_command(CLI::App& app) {
                       "The mermaid.min.js the HTML report embeds (default: $ISRCHECK_MERMAID_JS, else the "
                       "build's copy from scripts/fetch-mermaid.sh)");
   command->add_flag("--quiet", o->quiet, "No progress bar");
+  command->add_flag("--allow-incomplete", o->allow_incomplete,
+                    "Exit 0 when some cells are incomplete (--max-states reached); without it, exit 3");
   command->callback([o] { run(*o); });
 }
 

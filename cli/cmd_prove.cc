@@ -21,6 +21,7 @@
 
 #include "analysis/claims.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/run_support.h"
 
 namespace isr::cli {
@@ -73,7 +74,9 @@ void prove(const ProveCommandOptions& o) {
   out << std::left << std::setw(claim_width) << "claim" << std::setw(44) << "check" << std::setw(22) << "expected"
       << std::setw(22) << "found" << std::right << std::setw(10) << "states" << std::setw(10) << "time"
       << "  trace / note\n";
+  ProgressLines progress("prove", "claims", true);
   for (size_t i = 0; i < claims.size() && !interrupted().load(); ++i) {
+    progress.set(i, claims.size(), "claim " + claims[i].name);
     const analysis::ClaimOutcome outcome = analysis::prove_claim(claims[i], options);
     ++proved;
     nlohmann::json checks = nlohmann::json::array();
@@ -131,6 +134,7 @@ void add_prove_command(CLI::App& app) {
       "prove", "Check claim files: expected properties and availability, exhaustively (docs/claims.md)");
   command->add_option("files", o->files, "Claim files (JSON)")->required();
   command->add_option("--threads", o->threads, "Worker threads for the searches (results do not depend on it)")
+      ->check(decimal_count())
       ->check(CLI::Range(1, 1024));
   command->add_option("--por", o->por, "Partial-order reduction in the exhaustive searches and the availability graphs (docs/checker.md, docs/claims.md): on or off (default); same verdicts")
       ->check(CLI::IsMember({"on", "off"}));

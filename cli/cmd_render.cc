@@ -1,6 +1,8 @@
 // `isrcheck render TRACE --format text|markdown|mermaid|dot [--out FILE]`: shows a trace
 // file for people. Works from the trace JSON alone (counterexamples/render/render.h), for any
-// model; --model only checks that the trace is of the expected model.
+// model; the trace is read as every command reads one (counterexamples/trace/trace_model.h):
+// of the model it names (and of --model, when given), with its configuration's initial
+// state and the model's action kinds.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,7 +14,7 @@
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
 #include "counterexamples/render/render.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -33,12 +35,7 @@ void render(const RenderOptions& options) {
   }
   nlohmann::json trace;
   try {
-    trace = read_trace_file(options.trace_file);
-    check_trace(trace);
-    if (!options.model.empty() && trace.at("model") != options.model) {
-      throw UsageError("--model", "the trace is of model " + trace.at("model").dump() + ", not \"" +
-                                      options.model + "\"");
-    }
+    trace = load_trace(options.trace_file, options.model);
   } catch (const TraceFormatError& e) {
     throw UsageError(e.field == options.trace_file ? e.field : options.trace_file + ": " + e.field,
                      e.message);

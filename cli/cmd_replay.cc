@@ -1,7 +1,9 @@
-// `isrcheck replay TRACE`: re-executes a trace file against the model its "model" field
-// names (partition or kraft), rebuilt from its configuration. Exit 0 when it reproduces,
-// 1 at the first diverging step, 2 when the file is unreadable or malformed
-// (counterexamples/trace/replay.h).
+// `isrcheck replay TRACE [--model M] [--json F]`: re-executes a trace file against the
+// model its "model" field names, rebuilt from its configuration. Exit 0 when it
+// reproduces, 1 at the first diverging step, 2 when the file is unreadable, malformed or
+// not of the model and configuration it names (counterexamples/trace/trace_model.h,
+// replay.h). --json writes the result (docs/trace-format.md); with --json - the summary
+// line goes to stderr.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,7 +13,7 @@
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
 #include "counterexamples/trace/replay.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 
 namespace isr::cli {
 namespace {
@@ -19,15 +21,26 @@ namespace {
 struct ReplayOptions {
   std::string trace_file;
   std::string model;  // empty: the trace's own "model" field
+  std::string json_file;  // empty: none; "-": stdout, the summary then on stderr
 };
 
-// With --model, the trace must be of that model.
-void require_model(const nlohmann::json& trace, const std::string& model) {
-  if (model.empty()) return;
-  const std::string recorded = trace.at("model").get<std::string>();
-  if (recorded != model) {
-    throw UsageError("--model", "the trace is of model \"" + recorded + "\", not \"" + model + "\"");
+// The result as --json writes it (docs/trace-format.md, "replay --json").
+nlohmann::json replay_json(const ReplayOptions& o, const nlohmann::json& trace,
+                           const counterexamples::ReplayResult& result, const std::string& engine) {
+  nlohmann::json j = {{"command", "replay"},
+                      {"trace", o.trace_file},
+                      {"model", trace.at("model")},
+                      {"property", result.property},
+                      {"verdict", result.reproduced ? "reproduced" : "diverged"},
+                      {"steps", result.steps}};
+  if (!engine.empty()) j["engine"] = engine;
+  if (!result.reproduced) {
+    j["diverged_at"] = result.diverged_at;
+    j["explanation"] = result.explanation;
+    if (!result.state_diff.empty()) j["state_diff"] = result.state_diff;
+    if (!result.enabled_actions.empty()) j["enabled_actions"] = result.enabled_actions;
   }
+  return j;
 }
 
 void replay(const ReplayOptions& o) {
@@ -36,10 +49,10 @@ void replay(const ReplayOptions& o) {
   auto in_file = [&](const std::string& field) {
     return field == o.trace_file ? field : o.trace_file + ": " + field;
   };
+  check_output_path(o.json_file, "--json");
+  std::ostream& out = o.json_file == "-" ? std::cerr : std::cout;
   try {
-    const nlohmann::json trace = read_trace_file(o.trace_file);
-    check_trace(trace);
-    require_model(trace, o.model);
+    const nlohmann::json trace = load_trace(o.trace_file, o.model);
     // A witness of an analysis over the state graph (availability, logs-converge) ends in
     // a state that analysis classifies, not in a property violation, and a validation's
     // trace (isrcheck validate) in the state that explains a recording: their steps replay.
@@ -48,11 +61,12 @@ void replay(const ReplayOptions& o) {
     with_trace_model(trace, [&](const auto& model, std::string_view) {
       const ReplayResult result = replay_trace(model, trace, witness ? ReplayEnd::StepsOnly : ReplayEnd::PropertyViolated);
       if (witness && result.reproduced) {
-        std::cout << "reproduced: " << result.steps << " steps to the " << result.property << " witness (" << engine
-                  << " analysis)\n";
+        out << "reproduced: " << result.steps << " steps to the " << result.property << " witness (" << engine
+            << " analysis)\n";
       } else {
-        std::cout << result.summary() << "\n";
+        out << result.summary() << "\n";
       }
+      if (!o.json_file.empty()) write_json(o.json_file, "--json", replay_json(o, trace, result, engine));
       set_exit_code(result.reproduced ? 0 : 1);
     });
   } catch (const TraceFormatError& e) {
@@ -72,6 +86,7 @@ void add_replay_command(CLI::App& app) {
   command->add_option("--model", o->model,
                       "Expect a trace of this model (default: the model the trace names)")
       ->check(CLI::IsMember(model_names()));
+  command->add_option("--json", o->json_file, "Write the result as JSON; - for stdout (the summary then on stderr)");
   command->callback([o] { replay(*o); });
 }
 

@@ -373,9 +373,11 @@ void add_simulate_command(CLI::App& app) {
                       "Seed (default: from the clock; always printed)");
   command->add_option("--threads", o->threads,
                       "Worker threads (default 0: one per core); results do not depend on it")
+      ->check(decimal_count())
       ->check(CLI::Range(0u, 1024u));
   command->add_option("--time-limit", o->time_limit,
-                      "Stop after this long: seconds, or 500ms/10s/5m/2h (exit 3 if walks remain)");
+                      "Stop after this long: seconds, or 500ms/10s/5m/2h (exit 3 if walks remain)")
+      ->check(not_empty("90s, 3m or 1h"));
   command->add_option("--weights", o->weights_file,
                       "JSON file of action-kind weights, e.g. {\"Crash\": 0.1}; 0 disables a kind");
   command->add_option("--json", o->json_file, "Write the result (stats, coverage, trace) as JSON");

@@ -12,6 +12,7 @@
 
 #include "analysis/covering_tests.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/load.h"
 #include "cli/run_support.h"
 #include "counterexamples/export/export_scenario.h"
@@ -41,6 +42,9 @@ void run_tests(const TestsOptions& o) {
     throw UsageError("--cover", "unknown criterion \"" + o.cover + "\"; allowed: actions, transitions");
   }
   if (o.max < 0) throw UsageError("--max", "must be >= 0 (0: no limit)");
+  // The state graph is held in memory whole: unlike check's, this limit cannot be off.
+  if (o.max_states == 0) throw UsageError("--max-states", "must be at least 1 (the state graph's size limit)");
+  if (o.out.empty()) throw UsageError("--out", "empty; give a directory for the scenarios");
   options.max_tests = o.max;
   options.max_states = o.max_states;
   const spec::Config config = load_config(o.config);
@@ -49,7 +53,13 @@ void run_tests(const TestsOptions& o) {
 
   InterruptGuard guard;  // SIGINT/SIGTERM: the scenarios of the partial graph are written, exit 3
   options.interrupt = &interrupted();
-  const analysis::CoveringResult result = analysis::covering_tests(config, options);
+  analysis::CoveringResult result;
+  {
+    ProgressLines progress("tests", "searches", true);
+    progress.set(0, 1, "the state graph (at most " + std::to_string(o.max_states) + " states) and the covering paths");
+    options.progress_states = &progress.states();
+    result = analysis::covering_tests(config, options);
+  }
 
   nlohmann::ordered_json index;
   index["format"] = "isrcheck-covering-tests";
@@ -102,7 +112,8 @@ void add_tests_command(CLI::App& app) {
   add_config_options(*command, o->config);
   command->add_option("--cover", o->cover, "actions or transitions (docs/scenarios.md)")->required();
   command->add_option("--max", o->max, "At most this many scenarios (0: no limit)")->capture_default_str();
-  command->add_option("--max-states", o->max_states, "Stop exploring beyond this many states")
+  command->add_option("--max-states", o->max_states, "Stop exploring beyond this many states (at least 1: the state graph is kept whole)")
+      ->check(decimal_count())
       ->capture_default_str();
   command->add_option("--out", o->out, "Directory for the scenarios and index.json")->required();
   command->callback([o] { run_tests(*o); });

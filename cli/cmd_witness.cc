@@ -29,9 +29,11 @@ void run_witness(const WitnessOptions& options) {
   // Both texts go into the trace's JSON, which holds UTF-8 only.
   if (!io::files::valid_utf8(options.script)) throw UsageError("--script", "not valid UTF-8");
   if (!io::files::valid_utf8(options.description)) throw UsageError("--description", "not valid UTF-8");
+  check_output_path(options.trace_out, "--trace-out");
   std::vector<analysis::ScriptOp> script;
   try {
     script = analysis::parse_script(options.script);
+    analysis::check_script_nodes(config, script);
   } catch (const std::invalid_argument& e) {
     throw UsageError("--script", e.what());
   }
@@ -61,7 +63,8 @@ void add_witness_command(CLI::App& app) {
       ->required();
   command->add_option("--description", options->description, "What the trace shows, for people");
   command->add_option("--trace-out", options->trace_out, "Write the trace here (trace format v1)")->required();
-  command->add_option("--max-states", options->max_states, "Search at most this many states")->capture_default_str();
+  command->add_option("--max-states", options->max_states, "Search at most this many states")
+      ->check(decimal_count())->capture_default_str();
   command->callback([options] { run_witness(*options); });
 }
 

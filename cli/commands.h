@@ -23,6 +23,25 @@ struct UsageError : std::runtime_error {
   std::string field;
 };
 
+// A count option (--max-states, --threads) as decimal digits. CLI11 reads an unsigned
+// option with strtoull, which takes "-1" as the largest value (so `--max-states -1` meant
+// "no limit") and "0x10" as 16: a count is checked as text before that.
+inline CLI::Validator decimal_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        return digits ? "" : "\"" + text + "\" is not a count: decimal digits only (0, 1, 2, ...)";
+      },
+      "COUNT");
+}
+
+// An option whose empty value would otherwise read as "not given" (`--time-limit ''`).
+inline CLI::Validator not_empty(const std::string& example) {
+  return CLI::Validator(
+      [example](std::string& text) -> std::string { return text.empty() ? "empty; give a value such as " + example : ""; },
+      "");
+}
+
 // Exit status of the subcommand that ran (for instance 1 when `check` finds a violation).
 void set_exit_code(int code);
 int exit_code();

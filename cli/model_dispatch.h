@@ -4,7 +4,6 @@
 // models themselves are the rows of spec/models.h: adding a model needs no edit here.
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/load.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 #include "io/files.h"
 #include "spec/models.h"
 
@@ -30,26 +29,8 @@ decltype(auto) with_model(const ConfigOptions& options, F&& f) {
                           std::forward<F>(f));
 }
 
-// Calls `f(model, name)` with the model a trace names in its "model" field, rebuilt from
-// its "config". Throws counterexamples::TraceFormatError naming the field at fault.
-template <class F>
-decltype(auto) with_trace_model(const nlohmann::json& trace, F&& f) {
-  using counterexamples::TraceFormatError;
-  const std::string name = trace.at("model").get<std::string>();
-  const nlohmann::json& config = trace.at("config");
-  if (!spec::is_model_name(name)) {
-    throw TraceFormatError("model", "unsupported model \"" + name + "\"; allowed: " + spec::model_names_text());
-  }
-  // A configuration error inside the trace names the field under "config.".
-  auto rebuilt = [](auto load) {
-    try {
-      return load();
-    } catch (const spec::ConfigError& e) {
-      const std::string what = e.what();
-      throw TraceFormatError("config." + e.field, what.substr(std::min(what.size(), e.field.size() + 2)));
-    }
-  };
-  return spec::with_model(name, &config, {}, std::forward<F>(f), rebuilt);
-}
+// The model a trace names, rebuilt from its configuration: one reader for every command
+// (counterexamples/trace/trace_model.h).
+using counterexamples::with_trace_model;
 
 }  // namespace isr::cli

@@ -119,6 +119,8 @@ void write_json(const std::string& path, const std::string& option, const nlohma
 void write_text(const std::string& path, const std::string& option, const std::string& text) {
   if (path == "-") {
     std::cout << text << std::flush;
+    // A full disk or a closed pipe behind stdout is an error, not a silent success.
+    if (!std::cout) throw UsageError(option, "cannot write to standard output");
     return;
   }
   try {
@@ -153,6 +155,15 @@ void check_output_directory(const std::string& path, const std::string& option) 
   std::filesystem::create_directories(path, ec);
   if (ec) throw UsageError(option, "cannot create \"" + path + "\": " + ec.message());
   if (::access(path.c_str(), W_OK) != 0) throw UsageError(option, "directory \"" + path + "\" is not writable");
+  // access() says yes to root everywhere (/proc/self): a file actually created and
+  // removed is the proof, before the search rather than after it.
+  const std::string probe = (std::filesystem::path(path) / (".isrcheck-probe." + std::to_string(::getpid()))).string();
+  try {
+    io::files::write_file_atomically(probe, "");
+  } catch (const io::files::InputError& e) {
+    throw UsageError(option, "directory \"" + path + "\" cannot hold files: " + e.what());
+  }
+  std::filesystem::remove(probe, ec);
 }
 
 }  // namespace isr::cli

@@ -22,7 +22,7 @@
 #include "checker/model.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/json_diff.h"
-#include "counterexamples/trace/trace_reader.h"
+#include "counterexamples/trace/trace_model.h"
 #include "counterexamples/trace/trace_writer.h"
 #include "explorer/explore_site.h"
 #include "spec/common/listing.h"
@@ -102,7 +102,9 @@ class Session final : public Explorer {
 
   Position position_of_trace(const nlohmann::json& trace) const override {
     try {
-      counterexamples::check_trace(trace);
+      // The one trace reader (counterexamples/trace/trace_model.h): also of the model and
+      // configuration it names, with that model's action kinds.
+      counterexamples::check_trace_of_model(trace);
     } catch (const counterexamples::TraceFormatError& e) {
       throw PathError(e.field, e.message);
     }

@@ -1,6 +1,7 @@
 // The tool's file input and output: strict JSON parsing and atomic writes (files.h).
 #include "io/files.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "io/config_error.h"
@@ -133,10 +133,20 @@ std::string read_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw InputError("\"" + path + "\" is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open \"" + path + "\": " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
+  // Read in chunks up to the limit: a device or pipe has no size to ask for beforehand.
+  std::string text;
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (text.size() + got > kMaxInputBytes) {
+      throw InputError("\"" + path + "\" is larger than " + std::to_string(kMaxInputBytes >> 20) +
+                       " MiB, the most isrcheck reads from one input file");
+    }
+    text.append(chunk, got);
+  }
   if (in.bad()) throw InputError("cannot read \"" + path + "\": " + std::strerror(errno));
-  return text.str();
+  return text;
 }
 
 json read_json_file(const std::string& path) {
@@ -148,9 +158,39 @@ json read_json_file(const std::string& path) {
   }
 }
 
+namespace {
+
+// A target that exists and is no regular file (/dev/null, /dev/full, a FIFO, a terminal)
+// is written in place: renaming a temporary file over it would replace the device with
+// a file (as root, /dev/full itself). Every write is checked: a full device is an error.
+void write_in_place(const std::string& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot write \"" + path + "\": " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+      ::close(fd);
+      throw InputError("cannot write \"" + path + "\": " + why);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) throw InputError("cannot write \"" + path + "\": " + std::strerror(errno));
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, std::string_view content) {
   const std::string problem = output_path_problem(path);
   if (!problem.empty()) throw InputError(problem);
+  std::error_code exists_ec;
+  const auto status = std::filesystem::status(path, exists_ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    write_in_place(path, content);
+    return;
+  }
   static std::atomic<unsigned> counter{0};
   const std::filesystem::path target(path);
   const std::filesystem::path temp =
@@ -180,6 +220,12 @@ std::string output_path_problem(const std::string& path) {
   if (path.empty()) return "empty output path";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return "\"" + path + "\" is a directory, expected a file name";
+  // A device or FIFO is written in place (write_file_atomically): it needs no directory.
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    if (::access(path.c_str(), W_OK) != 0) return "cannot write \"" + path + "\": " + std::strerror(errno);
+    return "";
+  }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   const std::string directory = parent.empty() ? "." : parent.string();
   if (!std::filesystem::is_directory(directory, ec)) return "cannot write \"" + path + "\": directory \"" + directory + "\" does not exist";

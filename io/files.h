@@ -10,6 +10,7 @@
 // never leaves half a file where a complete one was (or is expected).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,7 +36,13 @@ bool valid_utf8(std::string_view text);
 // than kMaxJsonDepth, duplicate keys (naming the key and the object it is in).
 nlohmann::json parse_json(std::string_view text);
 
-// The whole content of `path`, or InputError: "is a directory", "cannot read: <why>".
+// No file the tool reads is anywhere near this (the largest, a long cluster trace, is a
+// few MiB); reading stops here, so that `--config /dev/zero` or a mistyped multi-GB path
+// is refused at once instead of exhausting memory.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+// The whole content of `path`, or InputError: "is a directory", "cannot read: <why>",
+// larger than kMaxInputBytes.
 std::string read_file(const std::string& path);
 
 // read_file then parse_json.

@@ -67,7 +67,36 @@ TEST(Cli, DescribePrintsTheResolvedDefaultConfiguration) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto printed = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(printed.is_discarded()) << "not JSON: " << r.out;
-  EXPECT_EQ(printed, isr::spec::to_json(isr::spec::default_config()));
+  EXPECT_EQ(printed, isr::spec::describe_json(isr::spec::default_config()));
+}
+
+// Issue 29 point 8: describe printed neither admin_unclean_election nor faults.max_pauses
+// at their defaults, so a user could not see that the switches exist.
+TEST(Cli, DescribePrintsEveryKeyAlsoAtItsDefault) {
+  for (const char* model : {"partition", "cluster"}) {
+    const Result r = run(std::string("describe --model ") + model);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto printed = nlohmann::json::parse(r.out);
+    EXPECT_EQ(printed.at("admin_unclean_election"), false) << model;
+    EXPECT_EQ(printed.at("faults").at("max_pauses"), 0) << model;
+  }
+}
+
+// describe's output is a configuration file its model accepts, for the cluster model too
+// (which refused admin_unclean_election as an unknown key).
+TEST(Cli, DescribeOutputIsAcceptedAsConfigForEveryModel) {
+  for (const char* model : {"partition", "kraft", "cluster"}) {
+    const Result first = run(std::string("describe --model ") + model);
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const std::string path = temp_path(".json");
+    {
+      std::ofstream(path) << first.out;
+    }
+    const Result second = run(std::string("describe --model ") + model + " --config '" + path + "'");
+    std::remove(path.c_str());
+    ASSERT_EQ(second.exit_code, 0) << model << ": " << second.err;
+    EXPECT_EQ(nlohmann::json::parse(second.out), nlohmann::json::parse(first.out)) << model;
+  }
 }
 
 TEST(Cli, DescribeAppliesOverrides) {
@@ -129,6 +158,16 @@ TEST(Cli, UsageErrorsExitWithTwo) {
   const Result r = run("list bogus");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("properties"), std::string::npos) << r.err;
+}
+
+// Issue 29 point 8: CLI11's own messages (a value out of range) lacked the prefix every
+// other bad input has.
+TEST(Cli, ParseErrorsCarryTheErrorPrefix) {
+  for (const char* args : {"check --threads 2000", "describe --no-such-flag", "no-such-command"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.err.rfind("isrcheck: error: ", 0), 0u) << args << ": " << r.err;
+  }
 }
 
 TEST(Cli, HelpExitsWithZero) {

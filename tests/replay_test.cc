@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -359,6 +360,49 @@ TEST_F(ReplayCli, ExitsTwoOnUnreadableOrMalformedFiles) {
   r = replay(trace);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("config.acks"), std::string::npos) << r.err;
+}
+
+// Issue 29 point 8: one trace reader for every command. render and export --format itf
+// accepted an action kind no model has and a partition trace relabelled "kraft", which
+// replay refused; now each reader refuses each such trace, with the same field named.
+TEST_F(ReplayCli, EveryTraceReaderRefusesTracesOfAnotherModelOrConfiguration) {
+  const json good = hand_driven_trace(model_);
+  json unknown_kind = good;
+  unknown_kind["steps"][1]["action"]["kind"] = "Teleport";
+  json relabelled = good;
+  relabelled["model"] = "kraft";
+  json other_config = good;  // a valid configuration, but not the one the states are of
+  other_config["config"]["min_insync_replicas"] = 1;
+  other_config["config"]["brokers"] = 4;
+  const std::vector<std::pair<json, std::string>> bad = {
+      {unknown_kind, "steps[1].action.kind: unknown action kind \"Teleport\""},
+      {relabelled, "model: the trace names model \"kraft\", but its configuration is one of model \"partition\""},
+      {other_config, "steps[0].state: field \"nodes\" has 3 entries, the configuration gives 4"}};
+  const std::string out = trace_test::temp_path(".out");
+  const std::vector<std::string> readers = {
+      "render", "render --format mermaid", "render --format dot", "replay",
+      "export --format scenario", "export --format gtest", "export --format itf",
+      "conform --driver /nonexistent/driver"};
+  for (const auto& [trace, message] : bad) {
+    const std::string path = trace_test::write_temp(trace.dump(1));
+    for (const std::string& reader : readers) {
+      const std::string verb = reader.substr(0, reader.find(' '));
+      const trace_test::Run r = trace_test::run_isrcheck(
+          reader + " '" + path + "'" + (verb == "export" || verb == "render" ? " --out '" + out + "'" : ""));
+      EXPECT_EQ(r.exit_code, 2) << reader << ": " << r.out << r.err;
+      EXPECT_NE(r.err.find(message), std::string::npos) << reader << ": " << r.err;
+    }
+    std::remove(path.c_str());
+  }
+  std::remove(out.c_str());
+  // --model on render and replay: the same message from both.
+  const std::string path = trace_test::write_temp(good.dump(1));
+  for (const char* reader : {"render", "replay"}) {
+    const trace_test::Run r = trace_test::run_isrcheck(std::string(reader) + " --model kraft '" + path + "'");
+    EXPECT_EQ(r.exit_code, 2) << reader;
+    EXPECT_NE(r.err.find("the trace is of model \"partition\", not \"kraft\""), std::string::npos) << r.err;
+  }
+  std::remove(path.c_str());
 }
 
 // The whole loop: `isrcheck check` writes a trace, `replay` reproduces it, `render` shows it.

@@ -347,6 +347,202 @@ TEST(OutputIntegrity, OutputPathsAreCheckedBeforeTheSearch) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- issue 29 point 9: the black-box run's findings, each input as it was found ----------
+
+// A thread the system refuses aborted the process ("terminate called without an active
+// exception"): now the started threads are joined and the run ends with exit 2.
+TEST(BadInput29, AThreadThatCannotBeCreatedIsExitTwoNotAnAbort) {
+  const Result r = isr::trace_test::run_shell(std::string("ulimit -v 4000000 && '") + ISRCHECK_BINARY +
+                                              "' check --max-states 1 --threads 1000");
+  expect_rejected(r, "--threads");
+  EXPECT_TRUE(mentions(r.err, "use fewer threads")) << r.err;
+  EXPECT_FALSE(mentions(r.err, "terminate")) << r.err;
+}
+
+// The same for simulate, whose workers share the walks: fewer threads walk the same
+// walks, and the warning says how many ran.
+TEST(BadInput29, SimulateRunsOnTheThreadsItGetsAndSaysSo) {
+  // The issue's limit (4 GB of address space) refuses about 600 of 1000 walk threads. A
+  // much lower one runs out of memory for the walks themselves (std::bad_alloc), which is
+  // not what this tests.
+  const std::string args = "simulate --seed 7 --walks 20000 --threads ";
+  const Result one = run(args + "1");
+  const Result many =
+      isr::trace_test::run_shell(std::string("ulimit -v 4000000 && '") + ISRCHECK_BINARY + "' " + args + "1000");
+  EXPECT_EQ(many.exit_code, one.exit_code) << many.err;
+  EXPECT_TRUE(mentions(many.out + many.err, "threads could be started")) << many.out << many.err;
+  EXPECT_FALSE(mentions(many.err, "terminate")) << many.err;
+  // The same walks, whatever ran them: the same number of steps.
+  const auto steps = [](const std::string& out) {
+    const size_t at = out.find("\nsteps: ");
+    return at == std::string::npos ? std::string("none") : out.substr(at, out.find(" in ", at) - at);
+  };
+  EXPECT_EQ(steps(many.out), steps(one.out)) << many.out;
+}
+
+// describe --config /dev/zero read until memory ran out (exit 4 after 6-9 s).
+TEST(BadInput29, AnEndlessConfigFileStopsAtTheSizeLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = run("describe --config /dev/zero");
+  expect_rejected(r, "--config");
+  EXPECT_TRUE(mentions(r.err, "larger than 64 MiB")) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// "-1" was read as the largest count (no limit) and '' as "no time limit".
+TEST(BadInput29, NegativeHexAndEmptyLimitsAreRefused) {
+  expect_rejected(run("check --max-states -1"), "--max-states");
+  expect_rejected(run("check --max-states 0x10"), "not a count");
+  expect_rejected(run("check --threads -1"), "--threads");
+  expect_rejected(run("check --time-limit ''"), "--time-limit");
+  expect_rejected(run("check --max-memory ''"), "--max-memory");
+  expect_rejected(run("simulate --time-limit ''"), "--time-limit");
+  expect_rejected(run("converge --max-states -1"), "--max-states");
+  expect_rejected(run("graph --max-states -1"), "--max-states");
+  expect_rejected(run("witness --script produce --trace-out x.json --max-states -1"), "--max-states");
+}
+
+// tests --max-states 0 ran unbounded, undocumented; a bad --out was found after the search.
+TEST(BadInput29, TestsRefusesAnUnboundedGraphAndABadOutBeforeSearching) {
+  const std::string dir = temp_path("_tests29");
+  expect_rejected(run("tests --cover actions --max-states 0 --out '" + dir + "'"), "--max-states");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/index.json"));
+  for (const std::string& out : {std::string("''"), std::string("/proc/self/isrcheck-tests")}) {
+    const Result r = run("tests --cover transitions --set faults.max_crashes=3 --max-states 100000000 --out " + out);
+    expect_rejected(r, "--out");
+    EXPECT_FALSE(mentions(r.out, "state graph")) << "searched first: " << r.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// render and export to a full device exited 0 (write errors ignored); as root, the atomic
+// write even replaced the device with a regular file.
+TEST(BadInput29, WriteErrorsAreReportedNotIgnored) {
+  const std::string trace = fixture_path("trace_acks1_leader_loss.json");
+  for (const std::string& command :
+       {"render '" + trace + "' --out /dev/full", "render '" + trace + "' --format mermaid --out /dev/full",
+        "export '" + trace + "' --format scenario --out /dev/full", "export '" + trace + "' --format itf --out /dev/full"}) {
+    const Result r = run(command);
+    EXPECT_NE(r.exit_code, 0) << command;
+    EXPECT_TRUE(mentions(r.err, "cannot write \"/dev/full\"")) << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::is_regular_file("/dev/full")) << "the device was replaced by " << command;
+  }
+  // A subshell: run_shell's own redirection of stdout would otherwise win.
+  const Result piped =
+      isr::trace_test::run_shell(std::string("( '") + ISRCHECK_BINARY + "' render '" + trace + "' > /dev/full )");
+  EXPECT_NE(piped.exit_code, 0);
+  EXPECT_TRUE(mentions(piped.err, "cannot write to standard output")) << piped.err;
+  // /dev/null stays a fine place to write to.
+  EXPECT_EQ(run("render '" + trace + "' --out /dev/null").exit_code, 0);
+}
+
+// witness --script read node numbers with std::stoi ("1abc" as 1) and searched for a
+// node that does not exist, answering exit 1 "no witness".
+TEST(BadInput29, WitnessNodeNumbersAreParsedStrictlyAndMustExist) {
+  const std::string out = temp_path(".json");
+  for (const char* op : {"kill -1", "kill 0x1", "kill 1abc", "kill 1e3", "kill +1", "restart 1.0"}) {
+    const Result r = run(std::string("witness --script 'produce; ") + op + "' --trace-out '" + out + "'");
+    expect_rejected(r, "not a node number");
+  }
+  for (const char* op : {"kill 99", "restart 3", "cut 7 brokers", "elect 3"}) {
+    const Result r = run(std::string("witness --script 'produce; ") + op + "' --trace-out '" + out + "'");
+    expect_rejected(r, "does not exist; allowed: 0 to 2");
+  }
+  // Still accepted: the forms the help names.
+  EXPECT_EQ(run("witness --script 'produce; kill 1' --trace-out '" + out + "'").exit_code, 0);
+  std::remove(out.c_str());
+}
+
+// ---- issue 29 point 4: pure --json - everywhere, --json on replay and corpus ---------
+
+nlohmann::json only_json(const Result& r, const std::string& command) {
+  const nlohmann::json document = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(document.is_discarded()) << command << " wrote more than JSON on stdout:\n" << r.out.substr(0, 300);
+  return document;
+}
+
+TEST(OutputIntegrity29, ConvergeWritesPureJsonWithJsonDash) {
+  const std::string command =
+      "converge --set brokers=2 --set replication_factor=2 --set min_insync_replicas=1 --set faults.max_crashes=0 "
+      "--json -";
+  const Result r = run(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, command);
+  EXPECT_EQ(j.value("verdict", ""), "converges") << r.out;
+  EXPECT_TRUE(mentions(r.err, "verdict: CONVERGES")) << "the summary belongs on stderr: " << r.err;
+}
+
+TEST(OutputIntegrity29, ReplayHasJsonAndKeepsStdoutPure) {
+  const std::string trace = temp_path(".json");
+  ASSERT_EQ(run("check --set acks=1 --quiet --trace-out '" + trace + "'").exit_code, 1);
+  const Result r = run("replay '" + trace + "' --json -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, "replay --json -");
+  EXPECT_EQ(j.value("verdict", ""), "reproduced");
+  EXPECT_EQ(j.value("command", ""), "replay");
+  EXPECT_EQ(j.value("model", ""), "partition");
+  EXPECT_TRUE(mentions(r.err, "reproduced: ")) << r.err;
+  // A diverging trace: the step and the explanation are in the JSON too.
+  nlohmann::json changed = nlohmann::json::parse(isr::trace_test::slurp(trace));
+  changed["steps"][1]["state"]["producer"]["retries"] = 1;
+  const std::string diverging = write_temp(changed.dump());
+  const Result d = run("replay '" + diverging + "' --json -");
+  EXPECT_EQ(d.exit_code, 1);
+  const nlohmann::json dj = only_json(d, "replay (diverging) --json -");
+  EXPECT_EQ(dj.value("verdict", ""), "diverged");
+  EXPECT_EQ(dj.value("diverged_at", -1), 1);
+  std::remove(trace.c_str());
+  std::remove(diverging.c_str());
+}
+
+TEST(OutputIntegrity29, CorpusVerifyHasJsonAndKeepsStdoutPure) {
+  const std::string command = "corpus verify --only acks-1-leader-loss --threads 1 --json - --manifest '" +
+                              std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/manifest.json'";
+  const Result r = run(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = only_json(r, command);
+  EXPECT_EQ(j.value("verdict", ""), "verified");
+  ASSERT_EQ(j.at("entries").size(), 1u);
+  EXPECT_EQ(j["entries"][0].value("name", ""), "acks-1-leader-loss");
+  EXPECT_EQ(j["entries"][0].value("ok", false), true);
+  EXPECT_EQ(j["entries"][0].at("unsafe").value("verdict", ""), "violated");
+  EXPECT_TRUE(mentions(r.err, "corpus verified: 1 of 1")) << r.err;
+}
+
+// ---- issue 29 point 3: progress lines, and matrix's incomplete cells -------------------
+
+// ISRCHECK_PROGRESS_MS shortens the one-second interval so that a sub-second run shows it.
+TEST(Progress29, LongCommandsPrintWhatIsDoneAndLeft) {
+  const std::string manifest = std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/manifest.json";
+  const Result corpus = isr::trace_test::run_shell("ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) +
+                                                   "' corpus verify --only acks-1-leader-loss --threads 1 --manifest '" +
+                                                   manifest + "'");
+  EXPECT_TRUE(mentions(corpus.err, "corpus verify: 0 of 1 entries done, 1 left; now entry acks-1-leader-loss"))
+      << corpus.err;
+  const Result prove = isr::trace_test::run_shell(
+      "ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) + "' prove '" + std::string(ISRCHECK_SOURCE_DIR) +
+      "/claims/min-isr-two-one-loss-keeps-acked-writes.json'");
+  EXPECT_TRUE(mentions(prove.err, "prove: 0 of 1 claims done, 1 left; now claim ")) << prove.err;
+  const std::string dir = temp_path("_progress");
+  const Result tests = isr::trace_test::run_shell("ISRCHECK_PROGRESS_MS=20 '" + std::string(ISRCHECK_BINARY) +
+                                                  "' tests --cover actions --max-states 20000 --out '" + dir + "'");
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(mentions(tests.err, "tests: 0 of 1 searches done")) << tests.err;
+  EXPECT_TRUE(mentions(tests.err, " states)")) << "the state graph's vertices so far: " << tests.err;
+}
+
+TEST(Progress29, AnIncompleteMatrixExitsThreeUnlessAllowed) {
+  const std::string sweep = "matrix --rf 2 --min-isr 1 --acks all --unclean off --elr off --failures 1 --no-cache "
+                            "--quiet --max-states 50";
+  const Result strict = run(sweep);
+  EXPECT_EQ(strict.exit_code, 3) << strict.err;
+  EXPECT_TRUE(mentions(strict.err, "cells are incomplete")) << strict.err;
+  const Result allowed = run(sweep + " --allow-incomplete");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  const Result json = run(sweep + " --allow-incomplete --json -");
+  EXPECT_EQ(only_json(json, "matrix --json -").value("verdict", ""), "incomplete");
+}
+
 TEST(OutputIntegrity, AClaimNameCannotLeaveTheTraceDirectory) {
   const std::string dir = temp_path("_claim_dir");
   std::filesystem::create_directories(dir + "/traces");

@@ -23,6 +23,10 @@ void expect_same_result(const checker::BfsResult<M>& r, const checker::BfsResult
   EXPECT_EQ(r.level_sizes, one.level_sizes);
   EXPECT_EQ(r.property, one.property);
   EXPECT_EQ(r.bounds_mask, one.bounds_mask);
+  // The distributed engine does not record usage bits (checker/hooks.h, HasUsage).
+  if (r.usage_recorded && one.usage_recorded) {
+    EXPECT_EQ(r.usage_mask, one.usage_mask);
+  }
   EXPECT_EQ(r.counterexample.initial_index, one.counterexample.initial_index);
   EXPECT_EQ(r.counterexample.action_indices, one.counterexample.action_indices);
   ASSERT_EQ(r.counterexample.states.size(), one.counterexample.states.size());

@@ -183,6 +183,7 @@ struct alignas(64) Worker {
   uint64_t violation_index = std::numeric_limits<uint64_t>::max();
   size_t violation_property = 0;
   uint32_t bounds_mask = 0;
+  uint32_t usage_mask = 0;
   // Read by the coordinator while the phase runs.
   std::atomic<uint64_t> generated_published{0};
   std::atomic<uint64_t> buffer_bytes{0};
@@ -379,6 +380,7 @@ class Engine {
     store_bytes_ = frontier_->bytes() + next_->bytes();
     for (size_t i = 0; i < distinct.size(); ++i) {
       bounds_mask_ |= bounds_hit(model_, distinct[i]);
+      usage_mask_ |= usage_seen(model_, distinct[i]);
       if (continue_) {
         // Initial states have the empty signature.
         const uint64_t mask = violation_mask(distinct[i]);
@@ -743,6 +745,7 @@ class Engine {
               state = model_.next_state(*parent, action);
               next_->append(chunk, state);
               w.bounds_mask |= bounds_hit(model_, state);
+              w.usage_mask |= usage_seen(model_, state);
               if (continue_) {
                 // Each worker writes its own chunks' slots; account_level reads them in order.
                 masks_[i] = violation_mask(state);
@@ -769,6 +772,7 @@ class Engine {
     violation_index_ = kNone;
     for (const auto& w : workers_) {
       bounds_mask_ |= w->bounds_mask;
+      usage_mask_ |= w->usage_mask;
       if (w->violation_index < violation_index_) {
         violation_index_ = w->violation_index;
         violation_property_ = w->violation_property;
@@ -1051,6 +1055,8 @@ class Engine {
     r.critical_path_seconds = critical_path_seconds_;
     r.bounds_mask = bounds_mask_;
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
+    r.usage_mask = usage_mask_;
+    r.usage_recorded = HasUsage<M>;
     r.threads = options_.threads;
     r.symmetry = options_.symmetry;
     r.por = options_.por && kHasPor<M>;
@@ -1117,6 +1123,7 @@ class Engine {
   int depth_ = 0;
   std::vector<uint64_t> level_sizes_;
   uint32_t bounds_mask_ = 0;
+  uint32_t usage_mask_ = 0;
   typename BfsResult<M>::Phases phases_;
   uint64_t visited_bytes_ = 0;
   uint64_t peak_memory_ = 0;

@@ -179,6 +179,10 @@ struct BfsResult {
 
   uint32_t bounds_mask = 0;                 // OR of bounds_hit over every distinct state
   std::vector<std::string> bounds_reached;  // names of the bits in bounds_mask
+  // OR of usage_seen over every distinct state (checker/hooks.h, HasUsage); meaningful
+  // when usage_recorded (the model has the hook and this engine records it).
+  uint32_t usage_mask = 0;
+  bool usage_recorded = false;
 
   int threads = 1;
   bool symmetry = false;

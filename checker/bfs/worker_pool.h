@@ -16,26 +16,43 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace isr::checker {
 
+// The operating system refused a worker thread (the address space or the process limit
+// is too small for this many): the pool stopped and joined the threads it had started, so
+// the caller reports bad input instead of the std::terminate a joinable std::thread's
+// destructor would cause.
+struct ThreadStartError : std::runtime_error {
+  ThreadStartError(int started, int wanted, const std::string& why)
+      : std::runtime_error("could not start worker thread " + std::to_string(started + 1) + " of " +
+                           std::to_string(wanted) + " (" + why + "); " + std::to_string(started) +
+                           " could be started: use fewer threads"),
+        started(started), wanted(wanted) {}
+  int started;
+  int wanted;
+};
+
 class WorkerPool {
  public:
   explicit WorkerPool(int threads) {
     workers_.reserve(static_cast<size_t>(threads));
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this, i] { loop(i); });
+    for (int i = 0; i < threads; ++i) {
+      try {
+        workers_.emplace_back([this, i] { loop(i); });
+      } catch (const std::system_error& e) {
+        stop();
+        throw ThreadStartError(i, threads, e.code().message());
+      }
+    }
   }
 
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    start_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
+  ~WorkerPool() { stop(); }
 
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -78,6 +95,16 @@ class WorkerPool {
   }
 
  private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    start_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
   void loop(int index) {
     uint64_t seen = 0;
     while (true) {

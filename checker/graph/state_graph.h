@@ -75,6 +75,8 @@ struct StateGraphOptions {
   int threads = 1;          // workers for the expand and materialize phases; same graph for any count
   uint64_t max_states = 0;  // 0: no limit; otherwise stop (incomplete) beyond this many vertices
   const std::atomic<bool>* interrupt = nullptr;  // set (e.g. by SIGINT) to stop early, incomplete
+  // When set, the vertices found so far, stored after each level (for progress lines).
+  std::atomic<uint64_t>* progress_states = nullptr;
 };
 
 // An edge's data, also the bundled edge property of the Boost view.
@@ -373,6 +375,9 @@ class Builder {
       }
       number(hi);
       materialize(hi);
+      if (options_.progress_states != nullptr) {
+        options_.progress_states->store(g_.states.size(), std::memory_order_relaxed);
+      }
     }
     g_.sequential_seconds = WorkerPool::thread_cpu_seconds() - coordinator_cpu;
     g_.critical_path_seconds = (pool ? pool->critical_path_seconds() : 0) + g_.sequential_seconds;

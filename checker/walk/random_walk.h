@@ -31,6 +31,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -112,8 +113,21 @@ class RandomWalker {
     if (threads_ == 1) {
       work();
     } else {
+      // Workers take walks from shared counters, so fewer of them walk the same walks: a
+      // thread the system refuses (too many for the address space) costs speed only,
+      // and the stats say so (a std::thread left unjoined would std::terminate).
       std::vector<std::thread> workers;
-      for (unsigned t = 0; t < threads_; ++t) workers.emplace_back([this] { work(); });
+      for (unsigned t = 0; t < threads_; ++t) {
+        try {
+          workers.emplace_back([this] { work(); });
+        } catch (const std::system_error& e) {
+          threads_refused_ = "only " + std::to_string(workers.size()) + " of " + std::to_string(threads_) +
+                             " threads could be started (" + e.code().message() + "); the walks ran on " +
+                             std::to_string(std::max<std::size_t>(workers.size(), 1));
+          break;
+        }
+      }
+      if (workers.empty()) work();
       for (std::thread& w : workers) w.join();
     }
     const double seconds =
@@ -409,6 +423,7 @@ class RandomWalker {
         s.warnings.push_back("action kind " + kind_names_[k] + " was never enabled");
       }
     }
+    if (!threads_refused_.empty()) s.warnings.push_back(threads_refused_);
     s.unlisted_kind_steps = taken_.back();
     if (enabled_.back() > 0) {
       s.warnings.push_back("the model enabled actions whose kind is not in action_kinds()");
@@ -448,6 +463,7 @@ class RandomWalker {
   std::vector<double> weights_;  // by kind index; the last one is for unlisted kinds
   bool uniform_ = true;
   unsigned threads_ = 1;
+  std::string threads_refused_;  // why fewer threads than asked walked, "" when all started
   std::chrono::steady_clock::time_point deadline_;
 
   std::atomic<uint64_t> next_walk_{0};

@@ -65,7 +65,8 @@ std::vector<std::string> all_property_names() {
 // cluster-only fixes) rather than the partition model's alone.
 void check_cluster_keys(const json& doc) {
   std::vector<std::string> top;
-  const json partition_keys = spec::to_json(spec::default_config());
+  // describe_json: every key, also those to_json writes only when set.
+  const json partition_keys = spec::describe_json(spec::default_config());
   for (const auto& [key, value] : partition_keys.items()) top.push_back(key);
   top.emplace_back("kraft");
   io::json_fields::check_keys(doc, "", top);
@@ -196,6 +197,14 @@ nlohmann::json to_json(const ClusterConfig& c) {
                 {"max_records", c.max_records},
                 {"max_lost_responses", c.quorum.faults.max_lost_responses}};
   j["properties"] = c.properties;
+  return j;
+}
+
+nlohmann::json describe_json(const ClusterConfig& c) {
+  json j = to_json(c);
+  const json partition = spec::describe_json(c.partition);
+  j["admin_unclean_election"] = partition["admin_unclean_election"];
+  j["faults"]["max_pauses"] = partition["faults"]["max_pauses"];
   return j;
 }
 

@@ -53,7 +53,10 @@ const std::vector<ClusterFixInfo>& cluster_only_fixes();
 ClusterConfig load_config(const nlohmann::json* document, const std::vector<std::string>& overrides);
 ClusterConfig default_config();
 
-// Every key, as `describe --model cluster` prints it (and traces record it).
+// The configuration as traces record it (the partition keys as spec::to_json writes them).
 nlohmann::json to_json(const ClusterConfig& c);
+
+// Every key, as `describe --model cluster` prints it (spec::describe_json's partition keys).
+nlohmann::json describe_json(const ClusterConfig& c);
 
 }  // namespace isr::spec::cluster

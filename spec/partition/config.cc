@@ -586,4 +586,11 @@ nlohmann::json to_json(const Config& c) {
   return doc;
 }
 
+nlohmann::json describe_json(const Config& c) {
+  nlohmann::json doc = to_json(c);
+  doc["admin_unclean_election"] = c.admin_unclean_election;
+  doc["faults"]["max_pauses"] = c.faults.max_pauses;
+  return doc;
+}
+
 }  // namespace isr::spec

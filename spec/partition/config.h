@@ -165,7 +165,13 @@ Config default_config();
 Config load_config(const nlohmann::json* document,
                    const std::vector<std::string>& overrides);
 
-// The resolved configuration, every key present, as `describe` prints it.
+// The resolved configuration as traces and scenarios record it: every key, except the
+// two that joined later (admin_unclean_election, faults.max_pauses), which appear only
+// when set so that the recorded configurations of older traces keep their text.
 nlohmann::json to_json(const Config& c);
+
+// to_json with every key present, the later ones at their defaults too: what `describe`
+// prints, so that a user sees every switch there is (issue 29 point 8).
+nlohmann::json describe_json(const Config& c);
 
 }  // namespace isr::spec

@@ -29,6 +29,7 @@
 #include "spec/common/node_action.h"
 #include "spec/partition/config.h"
 #include "spec/partition/state.h"
+#include "spec/partition/usage.h"
 
 namespace isr::spec {
 
@@ -93,6 +94,14 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
   // Groups of nodes that are interchangeable under this configuration (see symmetry.cc).
   const std::vector<std::vector<uint8_t>>& symmetry_classes() const { return symmetry_classes_; }
 
+
+  // Optional usage hook (checker/hooks.h, HasUsage; spec/partition/usage.h): the
+  // configured features that have acted on the path to a state.
+  std::vector<std::string_view> usage_names() const { return spec::usage_names(); }
+  uint32_t usage_seen(const State& s) const { return spec::usage_seen(s); }
+  // After a complete search whose states' usage bits ORed to `used`: what was switched
+  // on but never acted, and what would let it (cli: check's summary and --json).
+  std::vector<UnusedSwitch> unused_switches(uint32_t used) const { return spec::unused_switches(config(), used); }
 
   // Optional partial-order reduction hook (checker/por.h, spec/partition/por.cc): `a` only writes
   // state that no guard, effect or property reads again on any path from `s`.

@@ -10,12 +10,17 @@
 #   build/isrcheck conform   real Kafka: the ctest label `kafka` runs the same suite
 # `build/isrcheck explore` is a server: it runs with --port 0 added, its start page is
 # fetched, and SIGTERM must stop it with exit 0.
-# Usage: run_examples.sh SOURCE_DIR ISRCHECK_BINARY [WORK_DIR]
+# After the run, every file the examples left in the directory must be one the checkout's
+# .gitignore ignores (they write under out/), so that they leave a clone clean.
+# Usage: run_examples.sh SOURCE_DIR ISRCHECK_BINARY [WORK_DIR] [ONLY_REGEX]
+#   ONLY_REGEX: run only the commands matching this extended regex (the others are
+#   skipped): ctest readme_examples_quick runs the sub-second ones, label fast.
 set -euo pipefail
 
 source_dir="$1"
 binary="$2"
 work="${3:-$(mktemp -d)}"
+only="${4:-}"
 rm -rf "$work"
 mkdir -p "$work/build"
 ln -s "$binary" "$work/build/isrcheck"
@@ -70,6 +75,10 @@ for command in "${commands[@]}"; do
   case "$command" in
     scripts/*|"build/isrcheck conform"*) skipped=$((skipped + 1)); echo "skip: $command"; continue ;;
   esac
+  if [[ -n "$only" ]] && ! [[ "$command" =~ $only ]]; then
+    skipped=$((skipped + 1))
+    continue
+  fi
   start=$SECONDS
   set +e
   case "$command" in
@@ -87,5 +96,18 @@ for command in "${commands[@]}"; do
     tail -5 "$work/err.txt" >&2
   fi
 done
-echo "readme: $ran examples run, $skipped skipped, $failed failed"
-((failed == 0))
+# What the examples left beside the checkout's links and this script's own files must
+# be ignored by the checkout's .gitignore (a user runs them from the repository root).
+left=0
+for entry in "$work"/* "$work"/.[!.]*; do
+  [[ -e "$entry" ]] || continue
+  name="$(basename "$entry")"
+  case "$name" in build|claims|conformance|counterexamples|out.txt|err.txt) continue ;; esac
+  if ! git -C "$source_dir" check-ignore -q --no-index -- "$name" && \
+     ! git -C "$source_dir" check-ignore -q --no-index -- "$name/"; then
+    echo "FAIL: the examples left \"$name\", which the checkout's .gitignore does not ignore" >&2
+    left=$((left + 1))
+  fi
+done
+echo "readme: $ran examples run, $skipped skipped, $failed failed, $left files left in the tree"
+((failed == 0 && left == 0 && ran > 0))
