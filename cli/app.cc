@@ -45,6 +45,7 @@ int run_app(int argc, const char* const* argv) {
   add_conform_command(app);
   add_witness_command(app);
   add_explore_command(app);
+  add_research_command(app);
 
   try {
     app.parse(argc, argv);

@@ -43,5 +43,6 @@ void add_converge_command(CLI::App& app);  // cmd_converge.cc
 void add_conform_command(CLI::App& app);   // cmd_conform.cc
 void add_witness_command(CLI::App& app);   // cmd_witness.cc
 void add_explore_command(CLI::App& app);   // cmd_explore.cc
+void add_research_command(CLI::App& app);  // cmd_research.cc
 
 }  // namespace isr::cli
