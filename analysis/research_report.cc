@@ -104,7 +104,7 @@ json rate_plot_spec(const ResearchResult& result, const std::string& property) {
                                {"nice", true}, {"zero", true}}})},
       {"axes", json::array({{{"orient", "bottom"}, {"scale", "x"}, {"format", ".1%"},
                              {"title", "walks violating " + property + " (dot) and 95% Wilson interval (bar)"}},
-                            {{"orient", "left"}, {"scale", "y"}}})},
+                            {{"orient", "left"}, {"scale", "y"}, {"labelLimit", 400}}})},
       {"marks",
        json::array(
            {{{"type", "rule"},
