@@ -108,6 +108,20 @@ TEST(ResearchRun, UncleanElectionIsAClassOfItsOwnAndFiguresDoNotDependOnThreads)
   EXPECT_NE(isr::analysis::research_to_json(c)["cells"][1]["rates"], a["cells"][1]["rates"]);
 }
 
+TEST(ResearchRun, ACellRunAloneGivesTheFiguresItHasInTheGrid) {
+  // docs/research.md tells readers to re-run one cell with --cells: its figures must not
+  // depend on which cells ran before it.
+  const auto both = isr::analysis::select_research_cells(grid(), {kUncleanNoElr});
+  const auto alone = isr::analysis::select_research_cells(grid(), {"rf2-isr1-acks1-unclean-noelr-combined-f1-lossy"});
+  json in_grid = isr::analysis::research_to_json(isr::analysis::run_research(both, small_options(1)))["cells"][1];
+  json by_itself = isr::analysis::research_to_json(isr::analysis::run_research(alone, small_options(1)))["cells"][0];
+  for (json* j : {&in_grid, &by_itself}) {
+    j->erase("check_seconds");
+    j->erase("walk_seconds");
+  }
+  EXPECT_EQ(in_grid, by_itself);
+}
+
 TEST(ResearchRun, CleanElectionWithElrHoldsWithAcksAll) {
   // RF 3, min ISR 2, acks=all, unclean off, ELR on, one kill: Kafka 4.4's default holds.
   const auto cells = isr::analysis::select_research_cells(grid(), {"rf3-isr2-acksall-clean-elr-combined-f1"});
