@@ -90,6 +90,7 @@ void check_cell(const Model& model, const ResearchOptions& o, ResearchCell& r) {
   bfs.interrupt = o.interrupt;
   bfs.continue_after_violation = true;
   bfs.max_classes = o.max_classes;
+  bfs.progress = o.search_progress;
   const checker::BfsResult<Model> b = checker::bfs(model, bfs, &labeler);
   r.checked = true;
   r.verdict = std::string(checker::verdict_name(b.verdict));
@@ -145,6 +146,7 @@ ResearchResult run_research(const std::vector<MatrixCell>& cells, const Research
   result.options = options;
   result.options.interrupt = nullptr;
   result.options.progress = nullptr;
+  result.options.search_progress = nullptr;
   // Every configuration is validated before any work: bad input never costs a search.
   std::vector<spec::Config> configs;
   for (const MatrixCell& cell : cells) {

@@ -58,6 +58,9 @@ struct ResearchOptions {
   const std::atomic<bool>* interrupt = nullptr;
   // After each cell, with its index and the cell's result (from the calling thread).
   std::function<void(size_t, size_t, const ResearchCell&)> progress;
+  // During a cell's check, about once a second (from the calling thread): a long cell
+  // (seconds at RF 3 with a power loss) still shows it is alive.
+  std::function<void(const checker::BfsProgress&)> search_progress;
 };
 
 // One property's verdict in a cell's exhaustive check.

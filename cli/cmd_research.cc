@@ -115,6 +115,11 @@ void run_research_command(const ResearchCommandOptions& o) {
       for (const auto& r : c.rates) line << "; " << research_rate_line(r);
       std::cerr << line.str() << "\n";
     };
+    options.search_progress = [](const checker::BfsProgress& p) {
+      std::cerr << "  checking: depth " << p.depth << " | distinct " << human(static_cast<double>(p.distinct_states))
+                << " | violated so far: " << p.properties_violated << " properties | " << fixed(p.seconds, 0)
+                << " s\n";
+    };
   }
   analysis::ResearchResult result;
   {

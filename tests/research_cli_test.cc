@@ -44,6 +44,16 @@ TEST(ResearchCli, TinyGridJson) {
   EXPECT_TRUE(contains(r.err, "cell 2 of 2 rf2-isr1-acks1-unclean-noelr-combined-f1-lossy")) << r.err;
 }
 
+TEST(ResearchCli, ALongCellShowsProgressWhileItIsChecked) {
+  // RF 3 with a possible power loss: seconds of search, so a line at least once a second.
+  const Result r = run("research unclean --cells rf3-isr2-acksall-clean-elr-combined-f1-lossy --walks 0 "
+                       "--max-states 3000000 --threads 1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "  checking: depth ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "cell 1 of 1 rf3-isr2-acksall-clean-elr-combined-f1-lossy: check incomplete (max-states)"))
+      << r.err;
+}
+
 TEST(ResearchCli, BadInputExitsTwoNamingTheFlag) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--cells 'rf9-*'", "--cells"},
