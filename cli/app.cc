@@ -47,6 +47,7 @@ int run_app(int argc, const char* const* argv) {
   add_witness_command(app);
   add_validate_command(app);
   add_explore_command(app);
+  add_research_command(app);
   // CLI11's own parse errors (an option out of range, an unknown flag) carry the same
   // prefix as every other bad input, so that a script can tell them from output.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {

@@ -13,6 +13,8 @@ extern const char* const kRevision;
 extern const char* const kBuildType;
 // The mermaid.min.js `matrix --html` embeds by default (CMake's ISRCHECK_MERMAID_JS).
 extern const char* const kMermaidJs;
+// The vega.min.js `research unclean --html` embeds by default (CMake's ISRCHECK_VEGA_JS).
+extern const char* const kVegaJs;
 
 // "isrcheck 0.1.0 (revision 1916dc3a1b2c, Release build)".
 inline std::string version_text() {

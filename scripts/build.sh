@@ -27,5 +27,11 @@ if mermaid_js="$("$root/scripts/fetch-mermaid.sh")"; then
 else
   echo "build.sh: warning: scripts/fetch-mermaid.sh failed: matrix --html will say how to get mermaid" >&2
 fi
+# The plotting library `isrcheck research unclean --html` embeds (pinned, npm; idempotent).
+if vega_js="$("$root/scripts/fetch-vega.sh")"; then
+  configure+=(-DISRCHECK_VEGA_JS="$vega_js")
+else
+  echo "build.sh: warning: scripts/fetch-vega.sh failed: research --html will say how to get vega" >&2
+fi
 cmake "${configure[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" "$@"

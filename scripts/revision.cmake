@@ -1,7 +1,8 @@
 # Writes the source file behind `isrcheck --version` (run by CMakeLists.txt at every
 # build, so the git revision is that of the build, not of the last configure). Inputs:
 # SOURCE_DIR, OUTPUT, VERSION, BUILD_TYPE, SANITIZE, and MERMAID_JS (where
-# `matrix --html` finds the renderer it embeds, scripts/fetch-mermaid.sh). Outside a git checkout (a tarball,
+# `matrix --html` finds the renderer it embeds, scripts/fetch-mermaid.sh), VEGA_JS (the
+# plotting library `research unclean --html` embeds, scripts/fetch-vega.sh). Outside a git checkout (a tarball,
 # or git absent) the revision reads "unknown (not built from a git checkout)". The file
 # is rewritten only when its text changes, so an unchanged revision recompiles nothing.
 set(revision "unknown (not built from a git checkout)")
@@ -32,6 +33,7 @@ const char* const kVersion = \"${VERSION}\";
 const char* const kRevision = \"${revision}\";
 const char* const kBuildType = \"${build_type}\";
 const char* const kMermaidJs = \"${MERMAID_JS}\";
+const char* const kVegaJs = \"${VEGA_JS}\";
 }  // namespace isr::cli
 ")
 set(old "")
