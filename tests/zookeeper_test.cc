@@ -172,13 +172,14 @@ TEST(ZookeeperLeaderAndIsr, ALiveBrokerReplaysEveryQueuedElection) {
   ASSERT_EQ(s.replica(0).fetch_offset[1], 1);
   ASSERT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
   ASSERT_TRUE(s.run({preferred_election(1), preferred_election(0)}));
-  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({0})) << "1 leads in 0's queue before the newest";
+  // 0 and 2 still hold the election of 1 before the newest request; 1 led in it.
+  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({0, 2}));
   ASSERT_TRUE(s.run({metadata_update(0)}));
   EXPECT_EQ(s.controller().leader_epoch, 2);
   EXPECT_EQ(s.replica(0).view_leader_epoch, 2);
   EXPECT_EQ(s.replica(0).fetch_offset[1], 0) << "makeLeader with isNewLeader: resetReplicaState";
   EXPECT_NE(outcome(s.state(), 1), SendOutcome::InFlight) << "answered when it became follower of 1";
-  EXPECT_EQ(s.controller().zk_queued_demotion, 0);
+  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({2}));
 }
 
 // A broker that the controller dropped (onBrokerFailure: removeBroker) gets a new queue
@@ -193,7 +194,7 @@ TEST(ZookeeperLeaderAndIsr, OnlyQueuedDemotionsAreReplayed) {
   ASSERT_TRUE(s.run({metadata_update(0)}));
   EXPECT_EQ(s.replica(0).fetch_offset[1], 0) << "it was follower of 1 in its own view";
   ASSERT_TRUE(s.run({crash(2, StopKind::Kill), session_expiry(2), fence_broker(2, 0)}));
-  EXPECT_EQ(s.controller().zk_queued_demotion, 0) << "removeBroker drops 2's queue";
+  EXPECT_FALSE(contains(s.controller().zk_queued_demotion, 2)) << "removeBroker drops 2's queue";
 }
 
 // --- the deposed controller -------------------------------------------------------------
