@@ -197,6 +197,27 @@ TEST(ZookeeperLeaderAndIsr, OnlyQueuedDemotionsAreReplayed) {
   EXPECT_FALSE(contains(s.controller().zk_queued_demotion, 2)) << "removeBroker drops 2's queue";
 }
 
+// A skip Kafka does have: controller 0 loses its session before it delivered broker 1's
+// demotion (epoch 2) and re-election (epoch 3); it resigns and its queues go
+// (onControllerResignation), and the new controller sends broker 1 the state it reads, in
+// which 1 leads. Broker 1 goes from leader at epoch 1 to leader at epoch 3 in its own
+// view: makeLeader with isNewLeader false keeps follower 0's offset (F12's loss).
+TEST(ZookeeperLeaderAndIsr, AControllerFailoverDropsTheQueue) {
+  Scenario s({"protocol=kip-497", "controller.placement=dedicated", "bounds.max_leader_moves=3",
+              "bounds.max_records=1", "faults.max_network_cuts=1", "bounds.max_leader_epoch=3"});
+  ASSERT_TRUE(s.run({preferred_election(1), metadata_update(0), metadata_update(1), metadata_update(2), produce(1, 1),
+                     fetch(0, 1), fetch_response(0), fetch(0, 1)}));
+  ASSERT_EQ(s.replica(1).fetch_offset[0], 1);
+  ASSERT_TRUE(s.run({preferred_election(2), preferred_election(1)}));
+  EXPECT_TRUE(contains(s.controller().zk_queued_demotion, 1));
+  ASSERT_TRUE(s.run({cut(0, kCutFromQuorum), session_expiry(0), controller_failover(2)}));
+  EXPECT_EQ(s.controller().zk_queued_demotion, 0);
+  ASSERT_TRUE(s.run({metadata_update(1)}));
+  EXPECT_EQ(s.replica(1).view_leader_epoch, 3);
+  EXPECT_EQ(s.replica(1).fetch_offset[0], 1) << "kept: it led at epoch 1 in its own view";
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight) << "still parked at the same leader";
+}
+
 // --- the deposed controller -------------------------------------------------------------
 
 // Broker 0 is controller and leader. It is cut off from ZooKeeper, its session expires,
