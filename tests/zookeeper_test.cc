@@ -158,6 +158,66 @@ TEST(ZookeeperIsr, TheLeaderWritesTheIsrWithAZkVersionCompareAndSet) {
   EXPECT_FALSE(s.can(shrink_isr(0, 1)));
 }
 
+// --- LeaderAndIsr delivery -------------------------------------------------------------
+
+// The controller's per-broker queue (ControllerChannelManager) delivers every election to
+// a live replica in order: leader 0 moved to 1 and back to 0 while broker 0 lagged, so
+// broker 0 replays becoming follower of 1 first. Its makeLeader then sees isNewLeader
+// and forgets follower 1's offset, and its parked produce was answered on the demotion.
+// Jumping from its own view (leader at epoch 0) to epoch 2 would keep both.
+TEST(ZookeeperLeaderAndIsr, ALiveBrokerReplaysEveryQueuedElection) {
+  Scenario s({"protocol=kip-497", "controller.placement=dedicated", "bounds.max_leader_moves=2",
+              "bounds.max_records=1"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0)}));
+  ASSERT_EQ(s.replica(0).fetch_offset[1], 1);
+  ASSERT_EQ(outcome(s.state(), 1), SendOutcome::InFlight);
+  ASSERT_TRUE(s.run({preferred_election(1), preferred_election(0)}));
+  // 0 and 2 still hold the election of 1 before the newest request; 1 led in it.
+  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({0, 2}));
+  ASSERT_TRUE(s.run({metadata_update(0)}));
+  EXPECT_EQ(s.controller().leader_epoch, 2);
+  EXPECT_EQ(s.replica(0).view_leader_epoch, 2);
+  EXPECT_EQ(s.replica(0).fetch_offset[1], 0) << "makeLeader with isNewLeader: resetReplicaState";
+  EXPECT_NE(outcome(s.state(), 1), SendOutcome::InFlight) << "answered when it became follower of 1";
+  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({2}));
+}
+
+// A broker that the controller dropped (onBrokerFailure: removeBroker) gets a new queue
+// that starts with the state of its return; one that applied each election as it came
+// has nothing to replay.
+TEST(ZookeeperLeaderAndIsr, OnlyQueuedDemotionsAreReplayed) {
+  Scenario s({"protocol=kip-497", "controller.placement=dedicated", "bounds.max_leader_moves=2",
+              "bounds.max_records=1"});
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(1, 0), fetch_response(1), fetch(1, 0), preferred_election(1),
+                     metadata_update(0), preferred_election(0)}));
+  EXPECT_EQ(s.controller().zk_queued_demotion, nodes({2})) << "only 2 still holds the election of 1";
+  ASSERT_TRUE(s.run({metadata_update(0)}));
+  EXPECT_EQ(s.replica(0).fetch_offset[1], 0) << "it was follower of 1 in its own view";
+  ASSERT_TRUE(s.run({crash(2, StopKind::Kill), session_expiry(2), fence_broker(2, 0)}));
+  EXPECT_FALSE(contains(s.controller().zk_queued_demotion, 2)) << "removeBroker drops 2's queue";
+}
+
+// A skip Kafka does have: controller 0 loses its session before it delivered broker 1's
+// demotion (epoch 2) and re-election (epoch 3); it resigns and its queues go
+// (onControllerResignation), and the new controller sends broker 1 the state it reads, in
+// which 1 leads. Broker 1 goes from leader at epoch 1 to leader at epoch 3 in its own
+// view: makeLeader with isNewLeader false keeps follower 0's offset (F12's loss).
+TEST(ZookeeperLeaderAndIsr, AControllerFailoverDropsTheQueue) {
+  Scenario s({"protocol=kip-497", "controller.placement=dedicated", "bounds.max_leader_moves=3",
+              "bounds.max_records=1", "faults.max_network_cuts=1", "bounds.max_leader_epoch=3"});
+  ASSERT_TRUE(s.run({preferred_election(1), metadata_update(0), metadata_update(1), metadata_update(2), produce(1, 1),
+                     fetch(0, 1), fetch_response(0), fetch(0, 1)}));
+  ASSERT_EQ(s.replica(1).fetch_offset[0], 1);
+  ASSERT_TRUE(s.run({preferred_election(2), preferred_election(1)}));
+  EXPECT_TRUE(contains(s.controller().zk_queued_demotion, 1));
+  ASSERT_TRUE(s.run({cut(0, kCutFromQuorum), session_expiry(0), controller_failover(2)}));
+  EXPECT_EQ(s.controller().zk_queued_demotion, 0);
+  ASSERT_TRUE(s.run({metadata_update(1)}));
+  EXPECT_EQ(s.replica(1).view_leader_epoch, 3);
+  EXPECT_EQ(s.replica(1).fetch_offset[0], 1) << "kept: it led at epoch 1 in its own view";
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight) << "still parked at the same leader";
+}
+
 // --- the deposed controller -------------------------------------------------------------
 
 // Broker 0 is controller and leader. It is cut off from ZooKeeper, its session expires,

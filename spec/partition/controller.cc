@@ -158,6 +158,7 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
       !epoch_fits(partition_epoch, c.bounds.max_partition_epoch)) {
     return false;
   }
+  if (zk_mode(c) && bump) zk_queue_leader_change(c, s);
   ctl.leader = static_cast<uint8_t>(leader);
   ctl.leader_epoch = static_cast<uint8_t>(leader_epoch);
   ctl.partition_epoch = static_cast<uint8_t>(partition_epoch);
@@ -238,6 +239,7 @@ void add_fencing_actions(const Config& c, const State& s, int broker, ActionKind
 void fence(const Config& c, State& s, int broker, int new_leader) {
   const PartitionChange change = fencing_change(c, s, broker);
   s.controller.fenced |= bit(broker);
+  s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(broker));  // ZooKeeper: removeBroker
   change_partition(c, s, change, new_leader);
 }
 
@@ -387,6 +389,7 @@ void apply_unfence_broker(const Config& c, State& s, const Action& a) {
   s.controller.fenced &= static_cast<NodeSet>(~bit(a.node));
   // ZooKeeper mode: onBrokerStartup; the controller learns the epoch from the znode.
   if (zk_mode(c)) s.controller.registered_epoch[a.node] = s.nodes[a.node].zk_epoch;
+  s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(a.node));  // addBroker: a new queue
   change_partition(c, s, change, a.other);
 }
 
@@ -396,6 +399,7 @@ void apply_unclean_election(const Config& c, State& s, const Action& a) {
 
 void apply_preferred_election(const Config& c, State& s, const Action& a) {
   ControllerState& ctl = s.controller;
+  if (zk_mode(c)) zk_queue_leader_change(c, s);
   ctl.leader = a.node;
   ++ctl.leader_epoch;
   ++ctl.partition_epoch;
@@ -444,10 +448,15 @@ void reset_follower_state(const Config& c, ReplicaState& r, bool was_leader) {
 void adopt_partition_state(const Config& c, State& s, int b) {
   ReplicaState& r = s.replicas[b];
   const ControllerState& ctl = s.controller;
-  const bool was_leader = r.view_valid && r.view_leader == b;
+  // ZooKeeper mode: the requests this update replays before the newest one (see
+  // zk_queue_leader_change) made the broker a follower first: its makeLeader then sees
+  // isNewLeader, and parked produce requests were answered when it lost leadership.
+  const bool demoted_in_queue = zk_take_queued_demotion(s, b);
+  const bool led = r.view_valid && r.view_leader == b;
+  const bool was_leader = led && !demoted_in_queue;
   const bool epoch_changed = !r.view_valid || r.view_leader_epoch != ctl.leader_epoch;
   const bool partition_changed = !r.view_valid || r.view_partition_epoch != ctl.partition_epoch;
-  if (was_leader && ctl.leader != b) {
+  if (led && (demoted_in_queue || ctl.leader != b)) {
     // Losing leadership completes parked produce requests with NOT_LEADER_OR_FOLLOWER
     // (ReplicaManager.completeDelayedOperationsWhenNotPartitionLeader). A new leader epoch
     // for the same leader does not: Partition.checkEnoughReplicasReachOffset has no epoch
@@ -473,6 +482,8 @@ void adopt_partition_state(const Config& c, State& s, int b) {
     if (epoch_changed) {
       // Partition.makeLeader: the leader epoch starts at the current LEO (the epoch cache
       // entry KIP-101 relies on); the leader never truncates.
+      // A follower's makeFollower replayed before it truncated to the HW (pre-KIP-101).
+      if (demoted_in_queue && !c.fixes.leader_epoch_truncation) truncate_to(r, r.hw);
       r.epoch_start_offset = r.leo;
       r.needs_truncation = 0;
       r.response = FetchResponse{};

@@ -246,6 +246,8 @@ json state_to_json(const PartitionModel& m, const State& s) {
     controller["state_controller_epoch"] = ctl.state_controller_epoch;
     controller["deposed"] = ctl.deposed == 0 ? json(nullptr) : json{{"node", ctl.deposed - 1}, {"epoch", ctl.deposed_epoch}};
     controller["deposed_wrote"] = ctl.deposed_wrote != 0;
+    // Only when set, so that traces that never queue a demotion read as before.
+    if (ctl.zk_queued_demotion != 0) controller["queued_demotion"] = set_json(ctl.zk_queued_demotion);
   }
   json outcomes = json::object();
   for (int k = 1; k <= c.bounds.max_records; ++k) outcomes[std::to_string(k)] = outcome_name(s.producer.outcome[k - 1]);

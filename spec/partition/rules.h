@@ -140,6 +140,12 @@ void zk_session_actions(const Config& c, const State& s, ActionList& out);
 // After the controller wrote the partition state znode: its controller epoch is recorded,
 // and (before KIP-380) the LeaderAndIsr it sends reaches whatever incarnation runs.
 void zk_after_controller_write(const Config& c, State& s, bool leader_changed);
+// Before the current controller writes a new leader epoch: records, per live replica,
+// whether its LeaderAndIsr queue now holds a demotion before its newest request.
+void zk_queue_leader_change(const Config& c, State& s);
+// Broker `b` replays its LeaderAndIsr queue: whether a request before the newest made it
+// not leader (and clears the record). False under KRaft.
+bool zk_take_queued_demotion(State& s, int b);
 // A broker writes the ISR itself (Partition.updateIsr, before KIP-497): compare-and-set
 // on the zkVersion it cached. False, leaving `s` unchanged, when the write fails.
 bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr);

@@ -148,6 +148,12 @@ struct ControllerState {
   // the partition names, until the broker's AssignReplicasToDirs moves the replica to
   // its new directory. Only with fixes.directory_assignment (zero otherwise).
   NodeSet directory_offline = 0;
+  // ZooKeeper mode only (zero under KRaft): the brokers whose LeaderAndIsr queue at the
+  // current controller (ControllerChannelManager: one LinkedBlockingQueue and one
+  // RequestSendThread per broker, delivered in order and retried until sent) holds,
+  // before its newest request, a leader epoch that makes the broker not leader. The
+  // broker's MetadataUpdate replays the whole queue (zookeeper.cc, zk_queue_leader_change).
+  NodeSet zk_queued_demotion = 0;
 };
 
 // The outcome of each producer send, as the application sees it.

@@ -186,6 +186,41 @@ bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr) {
   return true;
 }
 
+// ControllerChannelManager keeps one LinkedBlockingQueue per live broker, drained in
+// order by its RequestSendThread, which retries a request until it is sent; the queue
+// goes when the controller drops the broker (processBrokerChange: removeBroker for dead
+// and bounced brokers, addBroker for new and bounced ones) or resigns
+// (onControllerResignation -> controllerChannelManager.shutdown). Every election the
+// controller writes sends a LeaderAndIsr to the partition's live replicas
+// (ControllerBrokerRequestBatch.sendLeaderAndIsrRequest, liveOrShuttingDownBrokerIds;
+// 2.x to 3.9), and ReplicaManager.becomeLeaderOrFollower applies each one with a newer
+// leader epoch in turn. So a broker that stays live skips no leader epoch: its view
+// before the newest request is the controller's state before that write. The model's
+// MetadataUpdate jumps to the newest state in one step; what the skipped requests did to
+// the broker is kept here, one bit per broker: whether one of them made it not leader
+// (Partition.makeFollower, then a makeLeader with isNewLeader true). A broker that is
+// fenced, bounced or outlives a controller failover starts from an empty queue, and its
+// next request carries the state of that moment: it may skip (clear the bit).
+void zk_queue_leader_change(const Config& c, State& s) {
+  ControllerState& ctl = s.controller;
+  for (int b = 0; b < c.replication_factor; ++b) {
+    if (contains(ctl.fenced, b)) {
+      ctl.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));
+      continue;
+    }
+    const ReplicaState& r = s.replicas[b];
+    // The request for the state before this write is still queued (not yet applied).
+    const bool queued = !r.view_valid || r.view_leader_epoch < ctl.leader_epoch;
+    if (queued && ctl.leader != b) ctl.zk_queued_demotion |= bit(b);
+  }
+}
+
+bool zk_take_queued_demotion(State& s, int b) {
+  const bool demoted = contains(s.controller.zk_queued_demotion, b);
+  s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));
+  return demoted;
+}
+
 void zk_apply_register_broker(const Config&, State& s, const Action& a) {
   NodeState& n = s.nodes[a.node];
   n.zk_registered = 1;
@@ -203,6 +238,9 @@ void zk_apply_controller_failover(const Config& c, State& s, const Action& a) {
   }
   ctl.active = a.node;
   ++ctl.controller_epoch;
+  // The old controller's queues are gone; the new one sends every live broker the state
+  // it reads (onControllerFailover), which a broker may reach by skipping epochs.
+  ctl.zk_queued_demotion = 0;
   ctl.controller_vacant = 0;
   ctl.controller_stopped = 0;
   // onControllerFailover reads the live brokers and their epochs from /brokers/ids; the
@@ -221,6 +259,7 @@ void apply_broker_bounce(const Config& c, State& s, const Action& a) {
   ControllerState& ctl = s.controller;
   // onBrokerFailure(bounced) ...
   fence(c, s, b, a.other);
+  ctl.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));  // removeBroker, addBroker: a new queue
   // ... then onBrokerStartup(bounced), whose OnlinePartition election may only pick the
   // broker itself (no other replica was eligible a moment ago), uncleanly when the topic
   // allows it (collectUncleanLeaderElectionState).
