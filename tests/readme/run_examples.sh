@@ -103,6 +103,8 @@ for entry in "$work"/* "$work"/.[!.]*; do
   [[ -e "$entry" ]] || continue
   name="$(basename "$entry")"
   case "$name" in build|claims|conformance|counterexamples|out.txt|err.txt) continue ;; esac
+  # tests/ holds the recordings' link alone, unless an example wrote beside it.
+  if [[ "$name" == tests && "$(ls -A "$entry")" == data ]]; then continue; fi
   if ! git -C "$source_dir" check-ignore -q --no-index -- "$name" && \
      ! git -C "$source_dir" check-ignore -q --no-index -- "$name/"; then
     echo "FAIL: the examples left \"$name\", which the checkout's .gitignore does not ignore" >&2

@@ -83,6 +83,8 @@ struct Controller {
     #[serde(default)] mode: Option<String>,
     #[serde(default)] state_controller_epoch: Option<Int>,
     #[serde(default)] vacant: Option<bool>,
+    // Brokers with a LeaderAndIsr demotion still queued behind a newer one (only while one is).
+    #[serde(default)] queued_demotion: Option<Opt<Vec<Int>>>,
     // KIP-858: brokers whose assigned log directory is offline (only while one is).
     #[serde(default)] directory_offline: Option<Opt<Vec<Int>>>,
 }
