@@ -19,6 +19,8 @@
 namespace isr::analysis {
 namespace {
 
+using counterexamples::html_escape;
+
 using nlohmann::json;
 
 std::string fixed(double value, int digits) {
@@ -157,21 +159,6 @@ std::string legend(bool markdown, bool copies_lost) {
          " k-1 cannot, k is incomplete (state limit).\n";
   }
   return s;
-}
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // The rest of a trace's <section>: the counterexample as a sequence diagram and step by

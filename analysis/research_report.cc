@@ -8,8 +8,11 @@
 #include <string_view>
 
 #include "analysis/research.h"
+#include "counterexamples/render/render.h"
 
 namespace isr::analysis {
+
+using counterexamples::html_escape;
 
 using nlohmann::json;
 
@@ -45,20 +48,6 @@ std::vector<std::string> property_names(const ResearchResult& result) {
     }
   }
   return names;
-}
-
-std::string escape_html(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // A JSON text that is safe inside a <script> element: "</" cannot end it early.
@@ -243,23 +232,23 @@ std::string render_research_html(const ResearchResult& result, std::string_view 
     << (result.interrupted ? " (<strong>incomplete</strong>: interrupted)" : "") << "; per cell an exhaustive "
     << "<code>check --continue --classes</code> (at most " << o.max_states << " states) and " << o.walks
     << " walks of " << o.depth << " steps (<code>simulate --stats</code>, seed " << o.seed << ", rates";
-  for (const auto& [kind, rate] : o.rates) h << " " << escape_html(kind) << "=" << rate;
+  for (const auto& [kind, rate] : o.rates) h << " " << html_escape(kind) << "=" << rate;
   h << " per step). docs/research.md explains the figures.</p>\n";
 
   json plots = json::array();
   for (size_t i = 0; i < properties.size(); ++i) {
     const std::string id = "plot-" + properties[i];
-    h << "<h2>" << escape_html(properties[i]) << ": share of walks violating it</h2>\n<div class=\"plot\" id=\""
-      << id << "\" data-property=\"" << escape_html(properties[i]) << "\"></div>\n";
+    h << "<h2>" << html_escape(properties[i]) << ": share of walks violating it</h2>\n<div class=\"plot\" id=\""
+      << id << "\" data-property=\"" << html_escape(properties[i]) << "\"></div>\n";
     plots.push_back({{"id", id}, {"spec", rate_plot_spec(result, properties[i])}});
   }
 
   h << "<h2>Verdicts and rates per cell</h2>\n<table id=\"verdicts\"><tr><th>cell</th><th>states</th>";
-  for (const std::string& p : properties) h << "<th>" << escape_html(p) << " (check)</th><th>(walks)</th>";
+  for (const std::string& p : properties) h << "<th>" << html_escape(p) << " (check)</th><th>(walks)</th>";
   h << "</tr>\n";
   for (const ResearchCell& c : result.cells) {
     h << "<tr data-cell=\"" << c.cell.id() << "\"><td><a href=\"#" << c.cell.id() << "\">"
-      << escape_html(c.cell.label()) << "</a></td><td>" << c.distinct_states
+      << html_escape(c.cell.label()) << "</a></td><td>" << c.distinct_states
       << (c.stop_reason.empty() ? "" : " (" + c.stop_reason + ")") << "</td>";
     for (const std::string& p : properties) {
       const ResearchVerdict* v = nullptr;
@@ -278,12 +267,12 @@ std::string render_research_html(const ResearchResult& result, std::string_view 
   h << "</table>\n<h2>Classes per cell</h2>\n";
   for (const ResearchCell& c : result.cells) {
     if (c.classes.empty() && c.class_rates.empty()) continue;
-    h << "<h3 id=\"" << c.cell.id() << "\">" << escape_html(c.cell.label()) << "</h3>\n"
+    h << "<h3 id=\"" << c.cell.id() << "\">" << html_escape(c.cell.label()) << "</h3>\n"
       << "<table class=\"classes\" data-cell=\"" << c.cell.id() << "\"><tr><th>property</th><th>signature</th>"
       << "<th>explanation</th><th>steps</th><th>states</th><th>acked lost (first/max)</th><th>walks</th></tr>\n";
     for (const ResearchClass& k : c.classes) {
-      h << "<tr><td>" << escape_html(k.property) << "</td><td><code>" << escape_html(k.signature)
-        << "</code></td><td>" << escape_html(k.explanation) << "</td><td>" << k.steps << "</td><td>"
+      h << "<tr><td>" << html_escape(k.property) << "</td><td><code>" << html_escape(k.signature)
+        << "</code></td><td>" << html_escape(k.explanation) << "</td><td>" << k.steps << "</td><td>"
         << k.violating_states << "</td><td>" << k.lost_first << "/" << k.lost_max << "</td><td>";
       for (const ResearchRate& r : c.class_rates) {
         if (r.property == k.property && r.signature == k.signature) h << rate_text(r);
@@ -296,8 +285,8 @@ std::string render_research_html(const ResearchResult& result, std::string_view 
       bool in_check = false;
       for (const ResearchClass& k : c.classes) in_check = in_check || (k.property == r.property && k.signature == r.signature);
       if (in_check) continue;
-      h << "<tr><td>" << escape_html(r.property) << "</td><td><code>" << escape_html(r.signature)
-        << "</code></td><td>" << escape_html(r.explanation) << "</td><td>-</td><td>-</td><td>-</td><td>"
+      h << "<tr><td>" << html_escape(r.property) << "</td><td><code>" << html_escape(r.signature)
+        << "</code></td><td>" << html_escape(r.explanation) << "</td><td>-</td><td>-</td><td>-</td><td>"
         << rate_text(r) << "</td></tr>\n";
     }
     h << "</table>\n";
