@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang, ASan + UBSan, in build-fuzz/) and fuzzes.
 #   scripts/fuzz.sh TARGET SECONDS   one target: config, set, trace, claim, manifest,
-#                                    scenario or script (fuzz/README.md)
+#                                    scenario, script, explore or recording (fuzz/README.md)
 #   scripts/fuzz.sh --all SECONDS    every target, one after the other, SECONDS each
 # Each run first replays the target's regression inputs (fuzz/regressions/<target>/),
 # then fuzzes from its seeds and its corpus (build-fuzz/corpus/<target>/, kept between
@@ -15,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${ISRCHECK_BUILD_ROOT:-$root}"
 build_dir="$build_root/build-fuzz"
-kinds=(config set trace claim manifest scenario script explore)
+kinds=(config set trace claim manifest scenario script explore recording)
 
 usage() { echo "usage: scripts/fuzz.sh TARGET|--all SECONDS (targets: ${kinds[*]})" >&2; exit 2; }
 [[ $# -eq 2 ]] || usage
