@@ -654,23 +654,7 @@ class Engine {
   void violated(int level, uint64_t position, size_t property) {
     verdict_ = Verdict::Violated;
     const uint64_t violating = position;
-    std::vector<uint32_t> actions(static_cast<size_t>(level));
-    for (int l = level; l >= 0; --l) {
-      uint64_t v[2] = {kNone, kNone};
-      if (const auto local = positions_.find(static_cast<size_t>(l), position)) {
-        const ParentLog::Entry e = parents_.entry(static_cast<size_t>(l), *local);
-        v[0] = e.parent_index;
-        v[1] = e.action_index;
-      }
-      t_.allreduce(v, 2, ReduceOp::Min);
-      if (v[1] == kNone) throw std::logic_error("distributed bfs: no rank holds a state of the counterexample");
-      if (l == 0) {
-        counterexample_ = execute_path(model_, static_cast<uint32_t>(v[1]), actions);
-      } else {
-        actions[static_cast<size_t>(l - 1)] = static_cast<uint32_t>(v[1]);
-        position = v[0];
-      }
-    }
+    counterexample_ = path_to(level, position);
     property_ = std::string(model_.properties()[property].name);
     counterexample_.property = property_;
     // The owner of the violating state checks that re-executing the path reproduces it.
