@@ -76,6 +76,12 @@ final class ZooKeeperMode {
         n.clientProxy = new TcpProxy(n.id, TcpProxy.Listener.CLIENT, n.clientReal, c);
         n.replicationProxy = new TcpProxy(n.id, TcpProxy.Listener.REPLICATION, n.replicationReal, c);
         n.raw = new RawClient(n.observer);
+        // The controller's own channel (control.plane.listener.name, KIP-291): its
+        // LeaderAndIsr, UpdateMetadata and StopReplica requests, and the brokers'
+        // AlterPartition to it, so that a brokers-side cut (replica fetches) leaves them
+        // alone and a quorum cut freezes them, as the model's reaches_controller says.
+        n.controllerReal = ports[2];
+        n.controllerProxy = new TcpProxy(n.id, TcpProxy.Listener.CONTROLLER, n.controllerReal, c);
       } else {
         n.controllerReal = ports[0];
         peerPorts.put(n.id, new int[] {ports[1], ports[2]});
@@ -90,11 +96,14 @@ final class ZooKeeperMode {
         cfg.putAll(lowered());
         cfg.put("broker.id", Integer.toString(n.id));
         cfg.put("listeners", "CLIENT://127.0.0.1:" + n.clientReal + ",REPLICATION://127.0.0.1:" + n.replicationReal
-            + ",OBSERVER://127.0.0.1:" + n.observer);
+            + ",OBSERVER://127.0.0.1:" + n.observer + ",CONTROL://127.0.0.1:" + n.controllerReal);
         cfg.put("advertised.listeners", "CLIENT://127.0.0.1:" + n.clientProxy.port() + ",REPLICATION://127.0.0.1:"
-            + n.replicationProxy.port() + ",OBSERVER://127.0.0.1:" + n.observer);
-        cfg.put("listener.security.protocol.map", "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT");
+            + n.replicationProxy.port() + ",OBSERVER://127.0.0.1:" + n.observer + ",CONTROL://127.0.0.1:"
+            + n.controllerProxy.port());
+        cfg.put("listener.security.protocol.map",
+            "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT,CONTROL:PLAINTEXT");
         cfg.put("inter.broker.listener.name", "REPLICATION");
+        cfg.put("control.plane.listener.name", "CONTROL");
         cfg.put("zookeeper.connect", connect);
         cfg.put("log.dirs", n.dataDir.getAbsolutePath());
         cfg.putAll(brokerConfig);  // the scenario's values win
