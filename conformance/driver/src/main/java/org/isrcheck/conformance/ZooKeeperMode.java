@@ -95,15 +95,18 @@ final class ZooKeeperMode {
       if (n.broker) {
         cfg.putAll(lowered());
         cfg.put("broker.id", Integer.toString(n.id));
+        // control.plane.listener.name came in 2.2 (KIP-291): before it the controller's
+        // requests share the replication listener (a brokers-side cut freezes them too).
+        boolean controlPlane = atLeast(c.kafkaVersion, 2, 2);
         cfg.put("listeners", "CLIENT://127.0.0.1:" + n.clientReal + ",REPLICATION://127.0.0.1:" + n.replicationReal
-            + ",OBSERVER://127.0.0.1:" + n.observer + ",CONTROL://127.0.0.1:" + n.controllerReal);
+            + ",OBSERVER://127.0.0.1:" + n.observer + (controlPlane ? ",CONTROL://127.0.0.1:" + n.controllerReal : ""));
         cfg.put("advertised.listeners", "CLIENT://127.0.0.1:" + n.clientProxy.port() + ",REPLICATION://127.0.0.1:"
-            + n.replicationProxy.port() + ",OBSERVER://127.0.0.1:" + n.observer + ",CONTROL://127.0.0.1:"
-            + n.controllerProxy.port());
+            + n.replicationProxy.port() + ",OBSERVER://127.0.0.1:" + n.observer
+            + (controlPlane ? ",CONTROL://127.0.0.1:" + n.controllerProxy.port() : ""));
         cfg.put("listener.security.protocol.map",
-            "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT,CONTROL:PLAINTEXT");
+            "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT" + (controlPlane ? ",CONTROL:PLAINTEXT" : ""));
         cfg.put("inter.broker.listener.name", "REPLICATION");
-        cfg.put("control.plane.listener.name", "CONTROL");
+        if (controlPlane) cfg.put("control.plane.listener.name", "CONTROL");
         cfg.put("zookeeper.connect", connect);
         cfg.put("log.dirs", n.dataDir.getAbsolutePath());
         cfg.putAll(brokerConfig);  // the scenario's values win
@@ -129,6 +132,18 @@ final class ZooKeeperMode {
       n.writeConfig(cfg);
     }
     for (Node n : c.nodes.values()) if (n.controller) writeMyId(c, n);
+  }
+
+  /** Whether release `version` (e.g. 2.7.2, 0.11.0.3) is `major`.`minor` or later. */
+  static boolean atLeast(String version, int major, int minor) {
+    String[] p = version.split("\\.");
+    try {
+      int ma = Integer.parseInt(p[0]);
+      int mi = p.length > 1 ? Integer.parseInt(p[1]) : 0;
+      return ma > major || (ma == major && mi >= minor);
+    } catch (NumberFormatException e) {
+      return true;
+    }
   }
 
   /** A ZooKeeper server's myid (its id in the ensemble), also after a disk loss. */
