@@ -159,6 +159,9 @@ final class ZooKeeperMode {
     return List.of("-Xmx128m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
         "-Djava.net.preferIPv4Stack=true", "-Dzookeeper.admin.enableServer=false",
         "-Dzookeeper.4lw.commands.whitelist=ruok,dump",
+        // ZooKeeper 3.4 (Kafka before 2.4) registers log4j's JMX beans at startup, a class
+        // reload4j does not have (org.apache.log4j.jmx.HierarchyDynamicMBean).
+        "-Dzookeeper.jmx.log4j.disable=true",
         "-Dlog4j.configuration=file:" + new File(c.workDir, "log4j.properties"));
   }
 
