@@ -5,7 +5,7 @@
 # and resolved it touches no network (Maven resolves from ~/.m2). The C++ build never
 # needs this; only `isrcheck conform` and conformance/driver/smoke.sh do.
 #   scripts/install-kafka.sh [--kafka-version V]...     (default: 4.4.0; may be repeated)
-# Releases before 3.5 (ZooKeeper mode only in the harness) resolve through
+# Releases before 3.7 (which has no kafka-server artifact) resolve through
 # conformance/kafka-legacy/pom.xml: kafka_<scala> of that release and its dependencies.
 # Prints the driver command line and, per version, the classpath file.
 set -euo pipefail
@@ -51,7 +51,7 @@ for v in "${versions[@]}"; do
     continue
   fi
   IFS=. read -r major minor _ <<<"$v"
-  if ((major < 3 || (major == 3 && minor < 5))); then
+  if ((major < 3 || (major == 3 && minor < 7))); then
     # kafka_2.13 exists from 2.4.0, kafka_2.12 from 0.10.2.0, kafka_2.11 before.
     scala=2.13
     if ((major < 2 || (major == 2 && minor < 4))); then scala=2.12; fi
