@@ -93,7 +93,6 @@ std::string generation_of_release(const std::string& v) {
 }
 
 std::string not_executable_reason(const json& scenario, const std::string& kafka_version) {
-  if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
   const json steps = scenario.value("steps", json::array());
   const json protocol = scenario.value("cluster", json::object()).value("protocol", json::object());
   const std::string generation = protocol.value("generation", "");
@@ -104,6 +103,7 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
            (release_generation.empty() ? std::string("an unknown one") : release_generation) +
            ": run it with --kafka-version of that generation";
   }
+  if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
