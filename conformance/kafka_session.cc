@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "conformance/driver_process.h"
+#include "conformance/zookeeper_mode.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
@@ -151,6 +152,7 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
   cluster_info_ = call({{"op", "start_cluster"},
                         {"work_dir", work_dir_},
                         {"kafka_version", options_.kafka_version},
+                        {"controller_mode", zookeeper_scenario(scenario) ? "zookeeper" : "kraft"},
                         {"nodes", cluster.at("nodes")},
                         {"voters", cluster.at("controller").at("voters")},
                         {"broker_config", broker_config},
@@ -238,6 +240,7 @@ std::string KafkaSession::prepare(const json& scenario) {
   const json key = {{"version", options_.kafka_version},
                     {"nodes", cluster["nodes"]},
                     {"voters", cluster["controller"]["voters"]},
+                    {"zookeeper", zookeeper_scenario(scenario)},
                     {"broker_config", broker_key},
                     {"features", cluster.value("features", json::object())},
                     {"powerfs", needs_powerfs(scenario)}};
@@ -248,6 +251,12 @@ std::string KafkaSession::prepare(const json& scenario) {
     try {
       restore();
       reused = true;
+      // ZooKeeper mode: the model's controller starts on the lowest broker; a scenario that
+      // moved it (a failover) leaves a cluster whose next scenario would start elsewhere.
+      if (zookeeper_scenario(scenario)) {
+        const json c = call({{"op", "controller"}, {"timeout_ms", 5000}}, std::chrono::seconds(15));
+        reused = c.value("controller", -1) == zookeeper_initial_controller(scenario);
+      }
     } catch (const DriverError&) {
       reused = false;  // could not undo the last scenario's faults: a new cluster
     }

@@ -10,6 +10,7 @@
 #include "conformance/batch_mapping.h"
 #include "conformance/driver_command.h"
 #include "conformance/power_mounts.h"
+#include "conformance/zookeeper_mode.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
 namespace isr::conformance {
@@ -73,6 +74,17 @@ bool view_current(const cut::Condition& c, const cut::ReplicaCondition& r) {
 
 std::string generation_of_release(const std::string& v) {
   if (v.rfind("4.", 0) == 0) return "kip-966";
+  // The releases before 3.5, by the model's generations (export_scenario.cc,
+  // protocol_kafka_versions): 2.7 to 3.4 kip-497, 2.1 to 2.6 kip-320, 2.0 kip-279, 0.11 to
+  // 1.1 kip-101 (KIP-279 came in 2.0), 0.10 and before hw-truncation.
+  for (const char* p : {"2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4"})
+    if (v.rfind(std::string(p) + ".", 0) == 0) return "kip-497";
+  for (const char* p : {"2.1", "2.2", "2.3", "2.4", "2.5", "2.6"})
+    if (v.rfind(std::string(p) + ".", 0) == 0) return "kip-320";
+  if (v.rfind("2.0.", 0) == 0) return "kip-279";
+  for (const char* p : {"0.11", "1.0", "1.1"})
+    if (v.rfind(std::string(p) + ".", 0) == 0) return "kip-101";
+  if (v.rfind("0.", 0) == 0) return "hw-truncation";
   if (v.rfind("3.5", 0) == 0 || v.rfind("3.6", 0) == 0 || v.rfind("3.7", 0) == 0 || v.rfind("3.8", 0) == 0 ||
       v.rfind("3.9", 0) == 0) {
     return "kip-903";
@@ -91,6 +103,7 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
            (release_generation.empty() ? std::string("an unknown one") : release_generation) +
            ": run it with --kafka-version of that generation";
   }
+  if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
@@ -181,6 +194,7 @@ RealKafkaCluster::RealKafkaCluster(KafkaSession& session, json scenario)
   // producer timeout the holds need (the producer is created in prepare()).
   const SteeringPlan before = plan_steering(scenario_);
   if (!before.not_executable.empty()) throw NotExecutable(before.not_executable);
+  if (std::string zk = zookeeper_steering_not_executable(scenario_, before); !zk.empty()) throw NotExecutable(zk);
   std::vector<std::string> derived;
   if (before.producer_request_timeout_ms > 0) {
     scenario_["clients"]["producer"]["request.timeout.ms"] = before.producer_request_timeout_ms;

@@ -5,6 +5,8 @@
 # and resolved it touches no network (Maven resolves from ~/.m2). The C++ build never
 # needs this; only `isrcheck conform` and conformance/driver/smoke.sh do.
 #   scripts/install-kafka.sh [--kafka-version V]...     (default: 4.4.0; may be repeated)
+# Releases before 3.7 (which has no kafka-server artifact) resolve through
+# conformance/kafka-legacy/pom.xml: kafka_<scala> of that release and its dependencies.
 # Prints the driver command line and, per version, the classpath file.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +23,7 @@ while (($#)); do
 done
 ((${#versions[@]})) || versions=(4.4.0)
 for v in "${versions[@]}"; do
-  [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "install-kafka: --kafka-version '$v' is not a release number like 4.4.0" >&2; exit 2; }
+  [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+(\.[0-9]+)?$ ]] || { echo "install-kafka: --kafka-version '$v' is not a release number like 4.4.0 (or 0.11.0.3)" >&2; exit 2; }
 done
 
 packages=()
@@ -46,6 +48,24 @@ for v in "${versions[@]}"; do
   if [[ -s "$out/$v/classpath.txt" && -s "$jar" && -s "$out/driver/classpath.txt" \
         && -z "$(newest_input "$jar")" && -z "$(newest_input "$out/$v/classpath.txt")" ]]; then
     echo "kafka $v classpath: $out/$v/classpath.txt (up to date)"
+    continue
+  fi
+  IFS=. read -r major minor _ <<<"$v"
+  if ((major < 3 || (major == 3 && minor < 7))); then
+    # kafka_2.13 exists from 2.4.0, kafka_2.12 from 0.10.2.0, kafka_2.11 before.
+    scala=2.13
+    if ((major < 2 || (major == 2 && minor < 4))); then scala=2.12; fi
+    if ((major == 0 && minor == 10)) && [[ "$v" != 0.10.2* ]]; then scala=2.11; fi
+    if ((major == 0 && minor < 10)); then scala=2.11; fi
+    echo "install-kafka: resolving Kafka $v (kafka_$scala, ZooKeeper-era classpath)" >&2
+    mvn -q -B -Dstyle.color=never -f "$repo/conformance/kafka-legacy/pom.xml" -Dkafka.version="$v" \
+      -Dscala.binary="$scala" package
+    if [[ ! -s "$jar" || -n "$(newest_input "$jar")" ]]; then
+      mvn -q -B -Dstyle.color=never -f "$repo/conformance/pom.xml" -pl driver package
+    fi
+    [[ -s "$out/$v/classpath.txt" ]] || { echo "install-kafka: no classpath written for Kafka $v" >&2; exit 1; }
+    touch "$out/$v/classpath.txt"
+    echo "kafka $v classpath: $out/$v/classpath.txt"
     continue
   fi
   profile=kafka4

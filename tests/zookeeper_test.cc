@@ -158,6 +158,24 @@ TEST(ZookeeperIsr, TheLeaderWritesTheIsrWithAZkVersionCompareAndSet) {
   EXPECT_FALSE(s.can(shrink_isr(0, 1)));
 }
 
+// KafkaController.processAlterPartition (ZooKeeper mode, 3.9) writes the leader's own
+// leader epoch: a shrink the leader asks for keeps it, also in the kip-903 generation,
+// where the KRaft controller of 3.5 bumps it (KAFKA-15021 came in 3.6); the controller's
+// own removal of a dead replica (doRemoveReplicasFromIsr) bumps it in both.
+TEST(ZookeeperIsr, TheLeadersOwnShrinkKeepsTheLeaderEpochInEveryGeneration) {
+  Scenario zk({"protocol=kip-903", "controller.mode=zookeeper", "controller.placement=dedicated"});
+  ASSERT_TRUE(zk.run({produce(0, 1), shrink_isr(0, 2), alter_partition(0)}));
+  EXPECT_EQ(zk.controller().isr, nodes({0, 1}));
+  EXPECT_EQ(zk.controller().leader_epoch, 0);
+  ASSERT_TRUE(zk.run({crash(1, StopKind::Kill), session_expiry(1), fence_broker(1, 0)}));
+  EXPECT_EQ(zk.controller().isr, nodes({0}));
+  EXPECT_EQ(zk.controller().leader_epoch, 1) << "the controller's own removal bumps";
+
+  Scenario kraft({"protocol=kip-903", "controller.mode=kraft", "controller.placement=dedicated"});
+  ASSERT_TRUE(kraft.run({produce(0, 1), shrink_isr(0, 2), alter_partition(0)}));
+  EXPECT_EQ(kraft.controller().leader_epoch, 1) << "KRaft 3.5: every shrink bumps";
+}
+
 // --- LeaderAndIsr delivery -------------------------------------------------------------
 
 // The controller's per-broker queue (ControllerChannelManager) delivers every election to

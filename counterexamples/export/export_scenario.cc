@@ -162,8 +162,12 @@ ordered_json cluster_section(const json& config) {
     if (!keeps_epoch && !directories) features["metadata.version"] = 11;     // 3.5-IV2
     else if (keeps_epoch && !directories) features["metadata.version"] = 15; // 3.7-IV0
   }
+  ordered_json controller_out = {{"placement", dedicated ? "dedicated" : "combined"}, {"voters", voter_ids}};
+  // ZooKeeper mode: the voters are the ZooKeeper ensemble and the controller is a broker
+  // (docs/model.md, "ZooKeeper-mode controller"); KRaft scenarios keep their old form.
+  if (field(controller, "mode") == "zookeeper") controller_out["mode"] = "zookeeper";
   return {{"nodes", node_list},
-          {"controller", {{"placement", dedicated ? "dedicated" : "combined"}, {"voters", voter_ids}}},
+          {"controller", controller_out},
           {"protocol", {{"generation", protocol}, {"kafka_versions", protocol_kafka_versions(protocol)}}},
           {"broker_config", broker_config},
           {"features", features},

@@ -96,7 +96,11 @@ bool bumps_leader_epoch_on_shrink(const Config& c, const ControllerState& ctl, N
                                   const PartitionChange& change) {
   if (c.fixes.isr_shrink_keeps_leader_epoch) return false;
   if ((ctl.isr & static_cast<NodeSet>(~target_isr)) == 0) return false;
-  const bool kraft_era = c.protocol >= Protocol::Kip903;
+  // The KRaft controller of 3.5 bumps on the leader's own AlterPartition too; the
+  // ZooKeeper controller never did: KafkaController.processAlterPartition (3.9) writes the
+  // LeaderAndIsr the request carries, with the leader's own leader epoch, in every
+  // generation (seen on Kafka 3.9.1 in ZooKeeper mode, docs/conformance.md).
+  const bool kraft_era = c.protocol >= Protocol::Kip903 && !zk_mode(c);
   return !change.from_leader || kraft_era;
 }
 

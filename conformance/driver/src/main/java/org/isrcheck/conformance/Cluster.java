@@ -72,6 +72,8 @@ final class Cluster implements TcpProxy.CutPolicy {
   final List<Integer> voters;
   final int heapMb;
   final Map<String, String> features;
+  // ZooKeeper mode (ZooKeeperMode): the controller-role nodes are the ZooKeeper ensemble.
+  final boolean zookeeper;
   private final Set<String> cuts = ConcurrentHashMap.newKeySet();
   // Brokers whose metadata-log fetches the controller proxies hold (hold_metadata).
   private final Set<Integer> metadataHolds = ConcurrentHashMap.newKeySet();
@@ -83,7 +85,8 @@ final class Cluster implements TcpProxy.CutPolicy {
   List<Integer> topicReplicas = List.of();
 
   Cluster(File workDir, String kafkaVersion, String classpath, List<Integer> voters, int heapMb,
-          Map<String, String> features) {
+          Map<String, String> features, boolean zookeeper) {
+    this.zookeeper = zookeeper;
     this.workDir = workDir;
     this.kafkaVersion = kafkaVersion;
     this.classpath = classpath;
@@ -99,6 +102,10 @@ final class Cluster implements TcpProxy.CutPolicy {
     Files.createDirectories(workDir.toPath());
     Spawner.setPidFile(workDir.toPath().resolve("pids"));
     writeLoggingConfigs();
+    if (zookeeper) {
+      ZooKeeperMode.setUp(this, roles, brokerConfig, dataDirs);
+      return;
+    }
     for (Map.Entry<Integer, List<String>> e : roles.entrySet()) {
       Node n = new Node(e.getKey(), e.getValue().contains("broker"), e.getValue().contains("controller"), workDir,
           dataDirs.get(e.getKey()));
@@ -157,6 +164,11 @@ final class Cluster implements TcpProxy.CutPolicy {
 
   /** Formats the storage of `which` with the cluster id, in one JVM of the release. */
   void format(Collection<Node> which, long deadline) throws IOException, DriverException, InterruptedException {
+    if (zookeeper) {
+      // Nothing to format: a ZooKeeper-mode broker writes its meta.properties at startup.
+      for (Node n : which) if (n.controller) ZooKeeperMode.writeMyId(this, n);
+      return;
+    }
     StringBuilder lines = new StringBuilder();
     for (Node n : which) {
       List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", n.config.getAbsolutePath()));
@@ -192,6 +204,7 @@ final class Cluster implements TcpProxy.CutPolicy {
   }
 
   List<String> nodeJvmOptions(Node n) {
+    if (zookeeper && n.controller) return ZooKeeperMode.serverJvmOptions(this, n);
     return List.of("-Xmx" + heapMb + "m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-XX:-UsePerfData", "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true",
         "-Dlog4j2.configurationFile=" + new File(workDir, "log4j2.properties"),
@@ -386,6 +399,7 @@ final class Cluster implements TcpProxy.CutPolicy {
   void start(Node n, boolean waitUnfenced, boolean waitServing, long deadline)
       throws DriverException, InterruptedException, IOException {
     if (n.alive()) throw DriverException.badRequest("node " + n.id + " is already running");
+    if (zookeeper && n.broker) ZooKeeperMode.awaitOldSessionGone(this, n, deadline);
     startNode(n);
     n.expectedAlive = true;
     // A KRaft broker serves requests only once unfenced (BrokerServer.startup waits for
@@ -446,6 +460,7 @@ final class Cluster implements TcpProxy.CutPolicy {
    */
   void holdMetadata(Node n, boolean hold) throws DriverException {
     if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it replays no metadata as one)");
+    if (hold && zookeeper) throw DriverException.badRequest("hold_metadata: not in ZooKeeper mode (LeaderAndIsr reaches a broker over the replication listener)");
     if (hold && n.controller) {
       // A combined node's broker reads the metadata its own controller replicates: if it
       // is the active controller no fetch goes through a proxy at all, and holding a
@@ -467,6 +482,7 @@ final class Cluster implements TcpProxy.CutPolicy {
    */
   void holdRegistration(Node n, boolean hold) throws DriverException {
     if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it never registers as one)");
+    if (hold && zookeeper) throw DriverException.badRequest("hold_registration: not in ZooKeeper mode (a broker registers in ZooKeeper, not with a controller)");
     synchronized (cutMonitor) {
       if (hold) registrationHolds.add(n.id); else registrationHolds.remove(n.id);
       cutMonitor.notifyAll();
@@ -499,6 +515,7 @@ final class Cluster implements TcpProxy.CutPolicy {
       case REPLICATION:
         return cuts.contains(target + ":brokers") || (origin != null && cuts.contains(origin + ":brokers"));
       case CONTROLLER:
+      case ZOOKEEPER:  // a broker's ZooKeeper session: its quorum side in ZooKeeper mode
         return cuts.contains(target + ":quorum") || (origin != null && cuts.contains(origin + ":quorum"));
       default:
         return false;

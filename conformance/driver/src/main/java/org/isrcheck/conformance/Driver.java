@@ -126,7 +126,8 @@ public final class Driver {
   static final List<String> OPS = List.of("ping", "status", "start_cluster", "create_topic", "producer", "produce",
       "send_status", "await_send", "sends", "consume", "kill", "stop", "disk_loss", "start", "pause", "resume",
       "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata",
-      "hold_registration", "release_registration", "elect_preferred", "describe", "stop_cluster", "shutdown");
+      "hold_registration", "release_registration", "elect_preferred", "describe", "stop_cluster", "shutdown",
+      "controller");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -297,6 +298,10 @@ public final class Driver {
         resp.put("pid", n.pid());
         return;
       }
+      case "controller":
+        // ZooKeeper mode: which broker the live brokers see as the controller.
+        resp.put("controller", c.zookeeper ? ZooKeeperMode.controller(c, deadline(req, 5000)) : -1);
+        return;
       case "pause":
       case "resume": {
         Node n = c.node(intField(req, "node"));
@@ -448,16 +453,28 @@ public final class Driver {
       dataDirs.put(id, dir);
     }
     int heap = req.path("jvm_heap_mb").asInt(384);
+    String mode = req.path("controller_mode").asText("kraft");
+    if (!mode.equals("kraft") && !mode.equals("zookeeper")) {
+      throw DriverException.badRequest("controller_mode: \"" + mode + "\" is not one of [kraft, zookeeper]");
+    }
+    boolean zookeeper = mode.equals("zookeeper");
+    if (zookeeper && !features.isEmpty()) {
+      throw DriverException.badRequest("features: a ZooKeeper-mode cluster has no KRaft features to format with");
+    }
     long t0 = System.currentTimeMillis();
-    Cluster c = new Cluster(workDir, version, classpath, voters, heap, features);
+    Cluster c = new Cluster(workDir, version, classpath, voters, heap, features, zookeeper);
     cluster = c;  // so that a failure below still stops what started
     try {
       c.setUp(roles, stringMap(req, "broker_config"), dataDirs);
       c.format(c.nodes.values(), deadline);
       long formatted = System.currentTimeMillis();
-      for (Node n : c.nodes.values()) {
-        c.startNode(n);
-        n.expectedAlive = true;
+      if (zookeeper) {
+        ZooKeeperMode.startAll(c, deadline);
+      } else {
+        for (Node n : c.nodes.values()) {
+          c.startNode(n);
+          n.expectedAlive = true;
+        }
       }
       c.awaitReady(deadline);
       resp.put("format_ms", formatted - t0);
@@ -469,6 +486,7 @@ public final class Driver {
     }
     resp.put("cluster_id", c.clusterId);
     resp.put("kafka_version", version);
+    resp.put("controller_mode", mode);
     resp.put("work_dir", workDir.getAbsolutePath());
     resp.put("pids_file", new File(workDir, "pids").getAbsolutePath());
     ArrayNode nodes = resp.putArray("nodes");

@@ -29,6 +29,8 @@ final class Node {
   boolean paused;
   volatile boolean expectedAlive;  // started by us and not killed/stopped since
   int starts;
+  // kafka.Kafka; a ZooKeeper server node (ZooKeeperMode) runs QuorumPeerMain on its config.
+  String mainClass = "kafka.Kafka";
 
   /** dataDir: null for work_dir/node-id/data; else start_cluster's data_dirs entry (a mount). */
   Node(int id, boolean broker, boolean controller, File workDir, File dataDir) {
@@ -70,7 +72,7 @@ final class Node {
     cmd.addAll(jvmOptions);
     cmd.add("-cp");
     cmd.add(classpath);
-    cmd.add("kafka.Kafka");
+    cmd.add(mainClass);
     cmd.add(config.getAbsolutePath());
     starts++;
     Files.writeString(log.toPath(), "==== isrcheck driver: start " + starts + " of node " + id + " at "

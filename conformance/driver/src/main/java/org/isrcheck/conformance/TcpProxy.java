@@ -53,7 +53,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 final class TcpProxy implements AutoCloseable {
-  enum Listener { CLIENT, REPLICATION, CONTROLLER }
+  enum Listener { CLIENT, REPLICATION, CONTROLLER, ZOOKEEPER }
 
   /** Decides whether a connection is cut; implemented by the cluster (its cut set). */
   interface CutPolicy {
