@@ -6,7 +6,8 @@
 #   - the resumed run (1 thread, where the first had 2) ends with the verdict, distinct
 #     and generated states, depth and level sizes of an uninterrupted run;
 #   - resuming with another configuration, or from a directory without a checkpoint,
-#     exits 2 naming what differs; a corrupted checkpoint exits 2 too.
+#     exits 2 naming what differs; a corrupted checkpoint exits 2 too; so do --continue,
+#     --distributed (not supported yet) and --checkpoint-every alone or malformed.
 # Usage: sigterm_resume.sh ISRCHECK_BINARY WORK_DIR
 set -euo pipefail
 
@@ -94,4 +95,17 @@ status=0
 "$binary" check "${config[@]}" --quiet --resume "$work/ckpt" >"$work/corrupt.txt" 2>&1 || status=$?
 [ "$status" -eq 2 ] || { echo "FAIL: a corrupted checkpoint resumed with exit $status"; cat "$work/corrupt.txt"; exit 1; }
 grep -q "checksum" "$work/corrupt.txt" || { echo "FAIL: no checksum message"; cat "$work/corrupt.txt"; exit 1; }
+# What a checkpoint does not hold yet is refused before any search, naming the option.
+refused() {  # refused EXPECTED_TEXT ARGS...
+  local expected="$1"
+  shift
+  local status=0
+  "$binary" check "$@" >"$work/refused.txt" 2>&1 || status=$?
+  [ "$status" -eq 2 ] || { echo "FAIL: check $* exited $status, not 2"; cat "$work/refused.txt"; exit 1; }
+  grep -q -- "$expected" "$work/refused.txt" || { echo "FAIL: check $*: no '$expected'"; cat "$work/refused.txt"; exit 1; }
+}
+refused "--checkpoint: is not supported with --continue" --continue --checkpoint "$work/c2"
+refused "--checkpoint: is not supported with --distributed" --distributed --checkpoint "$work/c2"
+refused "--checkpoint-every: is used only with --checkpoint" --checkpoint-every 5m
+refused "--checkpoint-every" --checkpoint "$work/c2" --checkpoint-every soon
 echo "PASS"
