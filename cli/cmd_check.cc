@@ -33,8 +33,10 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/bfs/bfs.h"
+#include "checker/bfs/checkpoint_file.h"
 #include "checker/bfs/distributed_bfs.h"
 #include "analysis/mechanism_signature.h"
+#include "cli/check_checkpoint.h"
 #include "cli/check_continue.h"
 #include "cli/check_summary.h"
 #include "cli/commands.h"
@@ -55,7 +57,7 @@ struct CheckOptions {
   ConfigOptions config;
   unsigned threads = 0;
   std::string symmetry = "on";
-  std::string por = "off";
+  std::string por = "on";  // issue 29 point 6: where the model declares reductions
   uint64_t max_states = 0;
   std::string max_memory;
   std::string time_limit;
@@ -71,6 +73,9 @@ struct CheckOptions {
   size_t max_classes = 20;       // --max-classes
   bool max_classes_given = false;
   std::string trace_dir;         // --trace-dir
+  std::string checkpoint_dir;    // --checkpoint
+  std::string checkpoint_every;  // --checkpoint-every
+  std::string resume_dir;        // --resume
 };
 
 std::string stop_reason_text(checker::StopReason reason, const CheckOptions& o) {
@@ -192,6 +197,24 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     }
   }
   check_output_directory(o.trace_dir, "--trace-dir");
+  const bool checkpointing = !o.checkpoint_dir.empty() || !o.resume_dir.empty();
+  if (!o.checkpoint_every.empty() && !checkpointing) {
+    throw UsageError("--checkpoint-every", "is used only with --checkpoint DIR or --resume DIR");
+  }
+  if (checkpointing && o.continue_search) {
+    throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
+                     "is not supported with --continue yet (a checkpoint does not hold the per-property violation "
+                     "log)");
+  }
+  if (checkpointing && o.distributed) {
+    throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
+                     "is not supported with --distributed yet (run with --threads)");
+  }
+  if (!o.checkpoint_dir.empty() && !o.resume_dir.empty() && o.checkpoint_dir != o.resume_dir) {
+    throw UsageError("--checkpoint", "differs from --resume: a resumed search goes on writing its checkpoint where it "
+                                     "read it; give --resume DIR alone");
+  }
+  check_output_directory(o.checkpoint_dir, "--checkpoint");
   std::optional<distributed::MpiSession> session;
   if (o.distributed) session.emplace();
   const bool speaker = !session || session->rank() == 0;
@@ -214,6 +237,19 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   bfs.interrupt = &interrupted();
   bfs.continue_after_violation = o.continue_search;
   bfs.max_classes = o.max_classes;
+  if (checkpointing) {
+    bfs.checkpoint.dir = o.resume_dir.empty() ? o.checkpoint_dir : o.resume_dir;
+    bfs.checkpoint.resume = !o.resume_dir.empty();
+    // 0 is allowed here (after every level), unlike the limits where it would mean none.
+    if (o.checkpoint_every == "0") {
+      bfs.checkpoint.every = std::chrono::nanoseconds(0);
+    } else if (!o.checkpoint_every.empty()) {
+      bfs.checkpoint.every = parse_duration(o.checkpoint_every, "--checkpoint-every");
+    }
+    bfs.checkpoint.identity =
+        checkpoint_identity_text(model_name, model.config_json(), bfs.symmetry, bfs.por, bfs.fingerprint_bits);
+    if (bfs.checkpoint.resume) check_resumable(o.resume_dir, bfs.checkpoint.identity);
+  }
   if (!o.quiet) {
     const bool continuing = o.continue_search;
     bfs.progress = [continuing](const checker::BfsProgress& p) {
@@ -253,7 +289,11 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       }
       r = std::move(d->result);
     } else {
-      r = checker::bfs(model, bfs, labeler.get());
+      try {
+        r = checker::bfs(model, bfs, labeler.get());
+      } catch (const checker::CheckpointError& e) {
+        throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume", e.what());
+      }
     }
   }
 
@@ -374,6 +414,7 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
     unused_switches_report(model, r, r.verdict == checker::Verdict::Holds, out, report);
+    report_checkpoint(bfs.checkpoint, r.checkpoint, r.verdict == checker::Verdict::Incomplete, out, report);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
     if (o.explain) out << figures_explained();
 
@@ -429,8 +470,9 @@ void add_check_command(CLI::App& app) {
                       "Reduce by permutations of interchangeable nodes: on (default) or off")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--por", o->por,
-                      "Partial-order reduction where the model declares it (docs/checker.md): on or off (default; "
-                      "the verdict is the same, a counterexample may differ)")
+                      "Partial-order reduction where the model declares it (docs/checker.md): on (default) or off "
+                      "(every enabled action expanded: to compare counts with earlier runs); the verdict is the same, "
+                      "a counterexample may differ")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--max-states", o->max_states,
                       "Stop after this many distinct states (default 0: no limit; exit 3)")
@@ -468,6 +510,18 @@ void add_check_command(CLI::App& app) {
                       "(default 20; 0 = all); the others are still counted")
       ->check(CLI::Range(size_t{0}, size_t{1} << 32))
       ->each([o](const std::string&) { o->max_classes_given = true; });
+  command->add_option("--checkpoint", o->checkpoint_dir,
+                      "Write the search into this directory (checkpoint.bin, atomically) every --checkpoint-every "
+                      "and when stopped (Ctrl-C, SIGTERM, a limit); go on later with --resume DIR")
+      ->check(not_empty("a directory"));
+  command->add_option("--checkpoint-every", o->checkpoint_every,
+                      "With --checkpoint: write at the end of the first level this long after the last one: 10m "
+                      "(default), 30s, 1h; 0 after every level")
+      ->check(not_empty("10m, 30s or 1h"));
+  command->add_option("--resume", o->resume_dir,
+                      "Go on from the checkpoint in this directory, with the same model, configuration and "
+                      "options: the same result as an uninterrupted run (goes on writing checkpoints there)")
+      ->check(not_empty("a directory"));
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
   command->callback([o] {

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "checker/bfs/bfs_types.h"
+#include "checker/bfs/checkpoint.h"
 #include "checker/bfs/violation_log.h"
 #include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
@@ -214,11 +215,15 @@ class Engine {
       : model_(model), options_(options), labeler_(options.continue_after_violation ? labeler : nullptr) {
     if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
     if (continue_) log_.reset(model.properties().size());
+    if (!options.checkpoint.dir.empty() && continue_) {
+      throw std::invalid_argument("bfs: checkpoints do not hold the violation log of continue_after_violation");
+    }
   }
 
   BfsResult<M> run() {
     start_ = Clock::now();
     last_report_ = start_;
+    last_checkpoint_ = start_;
     initial_ = model_.initial_states();
     if (initial_.empty()) return finish();
     frontier_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
@@ -277,16 +282,22 @@ class Engine {
 
   void search() {
     if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
-    explore_initial_states();
+    if (options_.checkpoint.resume) {
+      resume_checkpoint();
+    } else {
+      explore_initial_states();
+    }
     if (verdict_ == Verdict::Violated || truncated_) return;
-    for (int level = 1;; ++level) {
+    for (int level = depth_ + 1;; ++level) {
       if (frontier_->size() == 0) return;  // every reachable state explored: holds
       tick();
       if (abort_reason() != StopReason::None) {
         verdict_ = Verdict::Incomplete;
         stop_reason_ = abort_reason();
+        checkpoint_on_stop(false);
         return;
       }
+      if (checkpointing()) boundary_ = counters_now();
       auto mark = Clock::now();
       auto lap = [&mark](double& total) {
         const auto now = Clock::now();
@@ -304,9 +315,12 @@ class Engine {
       for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
         expand(wave, std::min(frontier_size, wave + wave_size));
         lap(phases_.expand);
+        // An interrupt is honoured between waves at once, not at the next tick.
+        if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
         if (abort_reason() != StopReason::None) {
           verdict_ = Verdict::Incomplete;
           stop_reason_ = abort_reason();
+          checkpoint_on_stop(true);
           return;
         }
         dedupe();
@@ -354,7 +368,92 @@ class Engine {
         stop_reason_ = StopReason::MaxStates;
         return;
       }
+      if (checkpointing() && Clock::now() - last_checkpoint_ >= options_.checkpoint.every) {
+        save_checkpoint(counters_now(), {});
+      }
     }
+  }
+
+  // ---- Checkpoints (checker/bfs/checkpoint.h) --------------------------------------------
+  bool checkpointing() const { return !options_.checkpoint.dir.empty(); }
+
+  // The counters as they are between levels.
+  CheckpointCounters counters_now() const {
+    CheckpointCounters c;
+    c.generated = generated_;
+    c.distinct = distinct_;
+    c.depth = depth_;
+    c.bounds_mask = bounds_mask_;
+    c.usage_mask = usage_mask_;
+    c.lookup_in_expand = lookup_in_expand_ ? 1 : 0;
+    c.frontier_encoded_bytes = frontier_encoded_bytes_;
+    c.frontier_states = frontier_states_;
+    for (const auto& w : workers_) {
+      c.por_reduced += w->por_reduced;
+      c.por_proviso += w->por_proviso;
+    }
+    c.level_sizes = level_sizes_;
+    return c;
+  }
+
+  void save_checkpoint(CheckpointCounters c, const std::vector<Fp>& exclude) {
+    peak_memory_ = std::max(peak_memory_, memory_now());
+    c.peak_memory = peak_memory_;
+    c.seconds = prior_seconds_ + seconds_since_start();
+    const uint64_t bytes = write_checkpoint<State, Fp>(options_.checkpoint, c, visited_, exclude, parents_, *frontier_);
+    ++checkpoint_report_.written;
+    checkpoint_report_.written_depth = c.depth;
+    checkpoint_report_.written_states = c.distinct;
+    checkpoint_report_.written_bytes = bytes;
+    last_checkpoint_ = Clock::now();
+  }
+
+  // A stop (interrupt, time or memory limit) writes the last level boundary: in the middle
+  // of a level, without the fingerprints its finished waves inserted (new_'s states,
+  // recomputed from their parents in the frontier).
+  void checkpoint_on_stop(bool mid_level) {
+    if (!checkpointing()) return;
+    std::vector<Fp> exclude;
+    if (mid_level) {
+      typename Store::Reader reader(*frontier_);
+      std::vector<Action> actions;
+      uint64_t parent_index = kNone;
+      exclude.reserve(new_.size());
+      for (const uint64_t key : new_) {
+        const State& parent = reader.get(bfs_key::parent(key));
+        if (bfs_key::parent(key) != parent_index) {
+          parent_index = bfs_key::parent(key);
+          actions.clear();
+          model_.for_each_action(parent, [&](const Action& a) { actions.push_back(a); });
+        }
+        State successor = model_.next_state(parent, actions.at(bfs_key::action(key)));
+        exclude.push_back(successor_fingerprint(successor));
+      }
+      std::sort(exclude.begin(), exclude.end());
+    }
+    save_checkpoint(mid_level ? boundary_ : counters_now(), exclude);
+  }
+
+  void resume_checkpoint() {
+    const CheckpointCounters c = read_checkpoint<State, Fp>(options_.checkpoint, {visited_, parents_, *frontier_});
+    generated_ = c.generated;
+    distinct_ = c.distinct;
+    depth_ = c.depth;
+    level_sizes_ = c.level_sizes;
+    bounds_mask_ = c.bounds_mask;
+    usage_mask_ = c.usage_mask;
+    if (options_.visited_lookup == VisitedLookup::Adaptive) lookup_in_expand_ = c.lookup_in_expand != 0;
+    frontier_encoded_bytes_ = c.frontier_encoded_bytes;
+    frontier_states_ = c.frontier_states;
+    peak_memory_ = c.peak_memory;
+    workers_[0]->por_reduced = c.por_reduced;
+    workers_[0]->por_proviso = c.por_proviso;
+    prior_seconds_ = c.seconds;
+    visited_bytes_ = visited_.bytes();
+    store_bytes_ = frontier_->bytes() + next_->bytes();
+    checkpoint_report_.resumed = true;
+    checkpoint_report_.resumed_depth = c.depth;
+    checkpoint_report_.resumed_states = c.distinct;
   }
 
   void explore_initial_states() {
@@ -1021,7 +1120,8 @@ class Engine {
     r.states_generated = generated_;
     r.depth = depth_;
     r.level_sizes = level_sizes_;
-    r.seconds = seconds_since_start();
+    r.seconds = prior_seconds_ + seconds_since_start();
+    r.checkpoint = checkpoint_report_;
     if (r.seconds > 0) {
       r.states_per_second = static_cast<double>(generated_) / r.seconds;
       r.distinct_per_second = static_cast<double>(distinct_) / r.seconds;
@@ -1130,6 +1230,12 @@ class Engine {
   double critical_path_seconds_ = 0;
   Clock::time_point start_;
   Clock::time_point last_report_;
+  // Checkpoints: the counters at the start of the level being explored, the time of the
+  // last one written, the wall time of the runs before a resume.
+  CheckpointCounters boundary_;
+  Clock::time_point last_checkpoint_;
+  double prior_seconds_ = 0;
+  CheckpointReport checkpoint_report_;
 };
 
 }  // namespace bfs_detail

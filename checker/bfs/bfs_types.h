@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/bfs/checkpoint_options.h"
 #include "checker/counterexample.h"
 
 namespace isr::checker {
@@ -102,6 +103,9 @@ struct BfsOptions {
   // property keep a rebuilt counterexample in BfsResult::classes (0: all of them); the
   // others are still counted.
   size_t max_classes = 0;
+  // `check --checkpoint DIR` / `--resume DIR` (checker/bfs/checkpoint.h): the search
+  // written at level boundaries and on a stop, and resumed with the same result.
+  CheckpointOptions checkpoint;
 };
 
 // One property's verdict after a --continue search.
@@ -197,6 +201,8 @@ struct BfsResult {
   bool continued = false;
   std::vector<PropertyOutcome<M>> outcomes;
   std::vector<ViolationClass<M>> classes;
+
+  CheckpointReport checkpoint;  // with BfsOptions::checkpoint
 };
 
 }  // namespace isr::checker

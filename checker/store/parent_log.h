@@ -69,6 +69,50 @@ class ParentLog {
   }
   size_t bytes_used() const { return size_; }
 
+  // Saves the log into a checkpoint (checker/bfs/checkpoint.h), between levels. `Out` has
+  // value(v) and put(data, n).
+  template <class Out>
+  void write_to(Out& out) const {
+    out.value(static_cast<uint64_t>(level_start_.size()));
+    for (size_t l = 0; l < level_start_.size(); ++l) {
+      out.value(level_start_[l]);
+      out.value(level_count_[l]);
+    }
+    out.value(size_);
+    uint64_t left = size_;
+    for (const Block& b : blocks_) {
+      const uint64_t n = std::min<uint64_t>(left, b.size);
+      out.put(b.data.get(), static_cast<size_t>(n));
+      left -= n;
+    }
+  }
+
+  // Restores what write_to saved into an empty log; false when it is inconsistent. `In`
+  // has value<T>(), count(item_bytes) (bounded by what is left to read) and get(data, n).
+  template <class In>
+  bool read_from(In& in) {
+    if (!blocks_.empty() || !level_start_.empty()) return false;
+    const uint64_t levels = in.count(2 * sizeof(uint64_t));
+    for (uint64_t l = 0; l < levels; ++l) {
+      const auto start = in.template value<uint64_t>();
+      const auto count = in.template value<uint64_t>();
+      if (!level_start_.empty() && start < level_start_.back()) return false;
+      level_start_.push_back(start);
+      level_count_.push_back(count);
+    }
+    const uint64_t size = in.count(1);
+    if (!level_start_.empty() && level_start_.back() > size) return false;
+    for (uint64_t at = 0; at < size;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(size - at, kMaxBlock));
+      blocks_.push_back(Block{std::unique_ptr<uint8_t[]>(new uint8_t[n]), n, at});
+      in.get(blocks_.back().data.get(), n);
+      at += n;
+    }
+    size_ = size;
+    previous_parent_ = 0;
+    return true;
+  }
+
  private:
   static constexpr size_t kFirstBlock = 4096;
   static constexpr size_t kMaxBlock = size_t{1} << 20;

@@ -187,6 +187,18 @@ class BasicVisitedSet {
     return n;
   }
   size_t capacity() const { return capacity_ * kShards; }
+
+  // Calls f(fp) for every fingerprint, in increasing order (shards are ordered by their
+  // top bits and each is kept sorted): what a checkpoint saves (checker/bfs/checkpoint.h).
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Shard& sh : shards_) {
+      const Fp* s = slots_.data() + sh.offset;
+      for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
+        if (s[i] != Fp{}) f(s[i]);
+      }
+    }
+  }
   // Includes the array being replaced while a batch grows the set.
   size_t bytes() const { return slots_.bytes() + old_slots_.bytes() + shards_.capacity() * sizeof(Shard) * 2; }
 

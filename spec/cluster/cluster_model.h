@@ -27,6 +27,7 @@
 #include "checker/model_base.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_state.h"
+#include "spec/cluster/cluster_usage.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/partition/partition_model.h"
 
@@ -64,6 +65,12 @@ class ClusterModel
 
   void canonicalize(State& s) const;
 
+  // Optional usage hook (checker/hooks.h, HasUsage; spec/cluster/cluster_usage.h): the
+  // partition's and the quorum's configured features that have acted on the path to a
+  // state, and after a complete search those that never did.
+  std::vector<std::string_view> usage_names() const { return cluster::usage_names(); }
+  uint32_t usage_seen(const State& s) const { return cluster::usage_seen(s); }
+  std::vector<UnusedSwitch> unused_switches(uint32_t used) const { return cluster::unused_switches(config(), used); }
 
   // Partial-order reduction hook (checker/por.h): a broker-layer action the partition
   // model declares irrelevant (spec/partition/por.cc; the cluster's node faults use the partition's

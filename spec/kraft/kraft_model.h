@@ -23,6 +23,7 @@
 #include "spec/common/node_action.h"
 #include "spec/kraft/kraft_config.h"
 #include "spec/kraft/kraft_state.h"
+#include "spec/kraft/kraft_usage.h"
 
 namespace isr::spec::kraft {
 
@@ -63,6 +64,12 @@ class KraftModel : public checker::ModelBase<KraftModel, KraftConfig, KraftState
 
   void canonicalize(State& s) const;
 
+  // Optional usage hook (checker/hooks.h, HasUsage; spec/kraft/kraft_usage.h): the
+  // configured faults and budgets that have acted on the path to a state, and after a
+  // complete search those that never did (cli: check's `unused:` lines and --json).
+  std::vector<std::string_view> usage_names() const { return kraft::usage_names(); }
+  uint32_t usage_seen(const State& s) const { return kraft::usage_seen(s); }
+  std::vector<UnusedSwitch> unused_switches(uint32_t used) const { return kraft::unused_switches(config(), used); }
 
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/common/unused_switch.h"
 #include "spec/partition/config.h"
 #include "spec/partition/state.h"
 
@@ -27,14 +28,6 @@ std::vector<std::string_view> usage_names();
 // records it: counters of faults and retries, the controller's unclean-election flag,
 // the ELR).
 uint32_t usage_seen(const State& s);
-
-// A switch or budget the configuration sets but no reachable state used.
-struct UnusedSwitch {
-  std::string setting;  // as --set spells it: "unclean_leader_election=true"
-  std::string never;    // what never happened: "no unclean election happened"
-  std::string enable;   // what would let it act: "raise faults.max_crashes to 2"; "" when
-                        // no single change follows from the model (never guessed)
-};
 
 // For a search over every reachable state (complete), whose states' usage bits ORed to
 // `used`: every switch of `c` that is on, or budget above 0, whose feature never acted.
