@@ -129,7 +129,13 @@ void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Si
   int tie_count = 0;
   long orderings = 1;
   for (const auto& cls : classes) {
-    std::array<std::pair<uint64_t, uint8_t>, kMaxIds> order;
+    // Not std::pair, whose constructor would zero the array for every class of every state.
+    struct Keyed {
+      uint64_t first;
+      uint8_t second;
+      bool operator<(const Keyed& o) const { return first != o.first ? first < o.first : second < o.second; }
+    };
+    std::array<Keyed, kMaxIds> order;
     const int k = static_cast<int>(cls.size());
     for (int i = 0; i < k; ++i) order[i] = {signature(static_cast<const State&>(s), cls[i]), cls[i]};
     detail::small_sort(order.data(), k);

@@ -95,6 +95,14 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
     response.leader = r.response.kind != 0 && r.response.leader == n;
     h.add(load_word(&response));
   }
+  // How the controller's leader sees node n (its fetch state and ISR views): label-free
+  // facts too (the leader is named by its role), and the ones that most often tell
+  // otherwise identical followers apart, so that fewer tied orderings are relabelled.
+  if (ctl.leader < c.replication_factor && n < c.replication_factor) {
+    const ReplicaState& l = s.replicas[ctl.leader];
+    h.add(uint64_t{l.fetch_offset[n]} | uint64_t{l.fetch_broker_epoch[n]} << 8 |
+          uint64_t{contains(l.view_isr, n)} << 16 | uint64_t{contains(l.alter_isr, n)} << 17);
+  }
   h.add(flags);
   return h.value();
 }
