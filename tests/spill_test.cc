@@ -178,7 +178,8 @@ TEST(Spill, SearchUnderASmallLimitFindsTheInMemoryCounts) {
     EXPECT_EQ(r.visited_set_fingerprints, expected.visited_set_fingerprints);
     EXPECT_GT(r.visited_spills, 0u);
     EXPECT_GT(r.spill_visited_bytes, 0u);
-    EXPECT_GT(r.spill_frontier_bytes, 0u);
+    // (The toy's levels, ~300 KB at most, stay below the frontier's threshold: the
+    // Kafka test below and FrontierChunksReadBackFromDisk cover the frontier.)
     EXPECT_LE(r.peak_memory_bytes, spilling.max_memory_bytes) << threads << " threads";
   }
   EXPECT_TRUE(directory_is_empty(dir));
@@ -222,6 +223,7 @@ TEST(Spill, CheckCommandUnderEightMegabytesMatchesTheInMemoryRun) {
   }
   EXPECT_LE(y.at("peak_memory_bytes").get<uint64_t>(), uint64_t{8} << 20);
   EXPECT_GT(y.at("spill").at("visited_set_merges").get<uint64_t>(), 0u);
+  EXPECT_GT(y.at("spill").at("frontier_disk_bytes_written").get<uint64_t>(), 0u);
   EXPECT_NE(b.out.find("spilled to disk (--spill, budget 8.0 MiB)"), std::string::npos) << b.out;
   EXPECT_TRUE(directory_is_empty(dir));
   std::remove(in_memory_json.c_str());

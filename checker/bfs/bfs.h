@@ -226,7 +226,7 @@ class Engine {
     next_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
     if (spilling()) {
       // Half of the budget for the visited set's memory part; the frontier moves out
-      // whole once a level passes a quarter (docs/checker.md, "Larger than memory").
+      // whole once a level passes an eighth (docs/checker.md, "Larger than memory").
       visited_.spill_to(options_.spill_dir, options_.max_memory_bytes / 2);
       frontier_->spill_to(options_.spill_dir);
       next_->spill_to(options_.spill_dir);
@@ -354,7 +354,7 @@ class Engine {
       record_parents();
       lap(phases_.order);
       materialize();
-      if (spilling() && next_->bytes() > options_.max_memory_bytes / 4) spilled_frontier_ += next_->spill();
+      if (spilling() && next_->bytes() > options_.max_memory_bytes / 8) spilled_frontier_ += next_->spill();
       if (continue_) account_level(level);
       lap(phases_.materialize);
       distinct_ += new_.size();
