@@ -287,10 +287,6 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                    {"parent_log_bytes", r.parent_log_bytes},
                    {"bytes_per_state", r.bytes_per_state},
                    {"memory", memory_json(r)},
-                   {"spill", {{"directory", bfs.spill_dir},
-                              {"visited_set_disk_bytes", r.spill_visited_bytes},
-                              {"visited_set_merges", r.visited_spills},
-                              {"frontier_disk_bytes_written", r.spill_frontier_bytes}}},
                    {"fingerprint_bits", r.fingerprint_bits},
                    {"collision_probability", r.collision_probability},
                    {"collision_probability_64", r.collision_probability_64},
@@ -305,6 +301,12 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                                 {"fingerprint", bfs.fingerprint_bits},
                                 {"frontier", o.frontier}}},
                    {"config", model.config_json()}};
+    if (!bfs.spill_dir.empty()) {
+      report["spill"] = {{"directory", bfs.spill_dir},
+                         {"visited_set_disk_bytes", r.spill_visited_bytes},
+                         {"visited_set_merges", r.visited_spills},
+                         {"frontier_disk_bytes_written", r.spill_frontier_bytes}};
+    }
 
     int exit_status = 0;
     json trace;
