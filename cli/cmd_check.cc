@@ -43,6 +43,7 @@
 #include "cli/load.h"
 #include "cli/model_dispatch.h"
 #include "cli/run_support.h"
+#include "cli/spill_support.h"
 #include "counterexamples/render/render.h"
 #include "counterexamples/trace/replay.h"
 #include "counterexamples/trace/trace_writer.h"
@@ -60,6 +61,7 @@ struct CheckOptions {
   std::string por = "on";  // issue 29 point 6: where the model declares reductions
   uint64_t max_states = 0;
   std::string max_memory;
+  std::string spill_dir;  // --spill
   std::string time_limit;
   std::string fingerprint;  // empty: 128 (64 with --distributed, which stores 64-bit fingerprints)
   std::string frontier = "delta";
@@ -175,6 +177,9 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   if (o.distributed && o.frontier != "delta") {
     throw UsageError("--frontier", "reference is not supported with --distributed (its frontier has one encoding)");
   }
+  if (o.distributed && !o.spill_dir.empty()) {
+    throw UsageError("--spill", "is not supported with --distributed yet (each rank keeps its structures in memory)");
+  }
   if (o.classes && !o.continue_search) {
     throw UsageError("--classes", "needs --continue (the search must go on after a violation to find every class)");
   }
@@ -210,6 +215,11 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
                      "is not supported with --distributed yet (run with --threads)");
   }
+  if (checkpointing && !o.spill_dir.empty()) {
+    throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
+                     "is not supported with --spill yet (a checkpoint holds the in-memory visited set; the spilled "
+                     "part would have to be copied beside it)");
+  }
   if (!o.checkpoint_dir.empty() && !o.resume_dir.empty() && o.checkpoint_dir != o.resume_dir) {
     throw UsageError("--checkpoint", "differs from --resume: a resumed search goes on writing its checkpoint where it "
                                      "read it; give --resume DIR alone");
@@ -231,6 +241,12 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
   bfs.por = o.por == "on";
   bfs.max_states = o.max_states;
   if (!o.max_memory.empty()) bfs.max_memory_bytes = parse_size(o.max_memory, "--max-memory");
+  if (!o.spill_dir.empty()) {
+    check_spill_directory(o.spill_dir);
+    bfs.spill_dir = o.spill_dir;
+    // Without --max-memory the budget is what the machine has free now (docs/checker.md).
+    if (bfs.max_memory_bytes == 0) bfs.max_memory_bytes = spill_budget_from_free_memory();
+  }
   if (!o.time_limit.empty()) bfs.time_limit = parse_duration(o.time_limit, "--time-limit");
   bfs.fingerprint_bits = o.fingerprint == "64" || (o.fingerprint.empty() && o.distributed) ? 64 : 128;
   bfs.frontier_delta = o.frontier == "delta";
@@ -330,6 +346,12 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                                 {"fingerprint", bfs.fingerprint_bits},
                                 {"frontier", o.frontier}}},
                    {"config", model.config_json()}};
+    if (!bfs.spill_dir.empty()) {
+      report["spill"] = {{"directory", bfs.spill_dir},
+                         {"visited_set_disk_bytes", r.spill_visited_bytes},
+                         {"visited_set_merges", r.visited_spills},
+                         {"frontier_disk_bytes_written", r.spill_frontier_bytes}};
+    }
 
     int exit_status = 0;
     json trace;
@@ -406,6 +428,11 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
               << bytes_text(r.visited_set_bytes) << ", " << fixed(r.bytes_per_state, 1)
               << " bytes/state with the parent log)\n";
     if (!d) out << memory_summary(r);
+    if (!bfs.spill_dir.empty()) {
+      out << "spilled to disk (--spill, budget " << bytes_text(bfs.max_memory_bytes) << "): visited set "
+          << bytes_text(r.spill_visited_bytes) << " (" << r.visited_spills << " merges), frontier "
+          << bytes_text(r.spill_frontier_bytes) << " written over all levels\n";
+    }
     std::ostringstream collision;
     collision << std::setprecision(2) << r.collision_probability << " (" << r.fingerprint_bits
               << "-bit fingerprints";
@@ -478,8 +505,14 @@ void add_check_command(CLI::App& app) {
                       "Stop after this many distinct states (default 0: no limit; exit 3)")
       ->check(decimal_count());
   command->add_option("--max-memory", o->max_memory,
-                      "Stop when the search's structures exceed this size: 512M, 4G (exit 3)")
+                      "Stop when the search's structures exceed this size: 512M, 4G (exit 3); with --spill, "
+                      "the memory to stay under by moving structures to disk")
       ->check(not_empty("512M or 4G"));
+  command->add_option("--spill", o->spill_dir,
+                      "Directory for a search larger than memory: the visited set and the frontier move to "
+                      "files there (deleted at once) to stay under --max-memory (default: 3/4 of the memory "
+                      "available now); the same counts as in memory")
+      ->check(not_empty("a writable directory, e.g. /var/tmp"));
   command->add_option("--time-limit", o->time_limit,
                       "Stop after this long: 90s, 3m, 1h (exit 3, what was verified so far is printed)")
       ->check(not_empty("90s, 3m or 1h"));

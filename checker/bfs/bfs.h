@@ -56,6 +56,7 @@
 #include "checker/por.h"
 #include "checker/store/fingerprint.h"
 #include "checker/store/parent_log.h"
+#include "checker/store/spilling_visited_set.h"
 #include "checker/store/state_store.h"
 #include "checker/store/visited_set.h"
 
@@ -207,7 +208,7 @@ class Engine {
  public:
   using State = typename M::State;
   using Action = typename M::Action;
-  using Set = BasicVisitedSet<Fp>;
+  using Set = SpillingVisitedSet<Fp>;
   using Store = StateStore<State>;
   using W = Worker<Action, Fp>;
 
@@ -215,6 +216,9 @@ class Engine {
       : model_(model), options_(options), labeler_(options.continue_after_violation ? labeler : nullptr) {
     if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
     if (continue_) log_.reset(model.properties().size());
+    if (!options.checkpoint.dir.empty() && !options.spill_dir.empty()) {
+      throw std::invalid_argument("bfs: checkpoints hold the in-memory visited set only, not a spilled one");
+    }
     if (!options.checkpoint.dir.empty() && continue_) {
       throw std::invalid_argument("bfs: checkpoints do not hold the violation log of continue_after_violation");
     }
@@ -228,6 +232,13 @@ class Engine {
     if (initial_.empty()) return finish();
     frontier_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
     next_ = std::make_unique<Store>(initial_[0], options_.frontier_delta);
+    if (spilling()) {
+      // Half of the budget for the visited set's memory part; the frontier moves out
+      // whole once a level passes an eighth (docs/checker.md, "Larger than memory").
+      visited_.spill_to(options_.spill_dir, options_.max_memory_bytes / 2);
+      frontier_->spill_to(options_.spill_dir);
+      next_->spill_to(options_.spill_dir);
+    }
     WorkerPool pool(options_.threads);
     pool_ = &pool;
     for (int t = 0; t < options_.threads; ++t) {
@@ -248,6 +259,14 @@ class Engine {
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+
+  // check --spill: the visited set and the frontier move to disk to stay under max_memory.
+  bool spilling() const { return !options_.spill_dir.empty() && options_.max_memory_bytes != 0; }
+  // Frontier states per wave when spilling: the candidate buffers (~24 bytes per successor
+  // of a wave) stay within about a sixteenth of the budget for up to ~20 successors a state.
+  size_t spill_wave_states() const {
+    return std::clamp<size_t>(options_.max_memory_bytes / (16 * 24 * 20), 1024, kBfsWaveParents);
+  }
 
   Fp fingerprint_of(const State& s) const {
     State copy = s;
@@ -311,7 +330,9 @@ class Engine {
       new_.clear();
       for (auto& w : workers_) w->offered = w->visited_hits = 0;
       const size_t frontier_size = frontier_->size();
-      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states : kBfsWaveParents;
+      const size_t wave_size = options_.wave_states != 0 ? options_.wave_states
+                               : spilling() ? spill_wave_states()
+                                            : kBfsWaveParents;
       for (size_t wave = 0; wave < frontier_size; wave += wave_size) {
         expand(wave, std::min(frontier_size, wave + wave_size));
         lap(phases_.expand);
@@ -350,6 +371,7 @@ class Engine {
       record_parents();
       lap(phases_.order);
       materialize();
+      if (spilling() && next_->bytes() > options_.max_memory_bytes / 8) spilled_frontier_ += next_->spill();
       if (continue_) account_level(level);
       lap(phases_.materialize);
       distinct_ += new_.size();
@@ -400,7 +422,7 @@ class Engine {
     peak_memory_ = std::max(peak_memory_, memory_now());
     c.peak_memory = peak_memory_;
     c.seconds = prior_seconds_ + seconds_since_start();
-    const uint64_t bytes = write_checkpoint<State, Fp>(options_.checkpoint, c, visited_, exclude, parents_, *frontier_);
+    const uint64_t bytes = write_checkpoint<State, Fp>(options_.checkpoint, c, visited_.memory(), exclude, parents_, *frontier_);
     ++checkpoint_report_.written;
     checkpoint_report_.written_depth = c.depth;
     checkpoint_report_.written_states = c.distinct;
@@ -435,7 +457,7 @@ class Engine {
   }
 
   void resume_checkpoint() {
-    const CheckpointCounters c = read_checkpoint<State, Fp>(options_.checkpoint, {visited_, parents_, *frontier_});
+    const CheckpointCounters c = read_checkpoint<State, Fp>(options_.checkpoint, {visited_.memory(), parents_, *frontier_});
     generated_ = c.generated;
     distinct_ = c.distinct;
     depth_ = c.depth;
@@ -684,6 +706,7 @@ class Engine {
         },
         [&] { tick(); });
     visited_.end_batch(unique_);
+    if (spilling()) visited_.maybe_spill();
     visited_bytes_ = visited_.bytes();
     for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
   }
@@ -1079,7 +1102,7 @@ class Engine {
   void tick() {
     const uint64_t memory = memory_now();
     peak_memory_ = std::max(peak_memory_, memory);
-    if (options_.max_memory_bytes != 0 && memory > options_.max_memory_bytes) stop(StopReason::MaxMemory);
+    if (options_.max_memory_bytes != 0 && memory > options_.max_memory_bytes && !spilling()) stop(StopReason::MaxMemory);
     if (options_.interrupt && options_.interrupt->load()) stop(StopReason::Interrupted);
     if (options_.time_limit.count() > 0 && Clock::now() - start_ >= options_.time_limit) stop(StopReason::TimeLimit);
     maybe_report(false);
@@ -1141,6 +1164,9 @@ class Engine {
     r.collision_probability = std::min(1.0, std::ldexp(pairs, -kFingerprintBits<Fp>));
     r.collision_probability_64 = std::min(1.0, std::ldexp(pairs, -64));
     r.visited_set_fingerprints = visited_.size();
+    r.spill_visited_bytes = visited_.disk_bytes();
+    r.visited_spills = visited_.spills();
+    r.spill_frontier_bytes = spilled_frontier_;
     r.frontier_peak_bytes = std::max(peak_store_bytes_, frontier_ ? frontier_->bytes() + next_->bytes() : 0);
     if (frontier_states_ > 0) {
       r.frontier_bytes_per_state =
@@ -1227,6 +1253,7 @@ class Engine {
   typename BfsResult<M>::Phases phases_;
   uint64_t visited_bytes_ = 0;
   uint64_t peak_memory_ = 0;
+  uint64_t spilled_frontier_ = 0;  // frontier bytes moved to disk, over every level
   double critical_path_seconds_ = 0;
   Clock::time_point start_;
   Clock::time_point last_report_;

@@ -68,6 +68,10 @@ struct BfsOptions {
   bool symmetry = false;           // fingerprint model.canonicalize(copy) instead of the state
   uint64_t max_states = 0;         // 0 = unlimited; stop once this many distinct states exist
   uint64_t max_memory_bytes = 0;   // 0 = unlimited; measured on the engine's structures
+  // Non-empty (with max_memory_bytes): instead of stopping at max_memory_bytes, keep under
+  // it by moving the visited set and the frontier to files in this directory (check
+  // --spill; docs/checker.md, "Larger than memory"). Results never depend on it.
+  std::string spill_dir;
   const std::atomic<bool>* interrupt = nullptr;  // set (e.g. by SIGINT) to stop early
   std::function<void(const BfsProgress&)> progress;  // called from the calling thread
   std::chrono::milliseconds progress_interval{1000};
@@ -167,6 +171,11 @@ struct BfsResult {
   uint64_t state_bytes = 0;               // sizeof(State): what a state costs uncompressed
   uint64_t candidate_bytes = 0;           // candidate buffers at their largest (capacity kept)
   uint64_t candidate_record_bytes = 0;    // bytes per candidate successor
+  // BfsOptions::spill_dir: the visited set's file at the end, how often its memory part
+  // moved there, and the frontier bytes written to disk over every level.
+  uint64_t spill_visited_bytes = 0;
+  uint64_t visited_spills = 0;
+  uint64_t spill_frontier_bytes = 0;
 
   // Wall-clock time per phase of the levels (see checker/bfs/bfs.h), for tuning.
   struct Phases {

@@ -25,6 +25,11 @@
 //
 // With delta = false each state is encoded against the reference only (the encoding of
 // the first state of every block), for measuring what the delta saves (check --frontier).
+//
+// With a spill directory (check --spill, as TLC's disk state queue) spill() moves every
+// sealed chunk's bytes to a file: a Reader then reads a chunk back with one pread when
+// it first needs it (into its own buffer), so a level that does not fit in memory costs
+// only its chunk table there. reset() empties the file with the store.
 #pragma once
 
 #include <algorithm>
@@ -34,9 +39,11 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "checker/store/spill_file.h"
 #include "checker/store/xor_encoding.h"
 
 namespace isr::checker {
@@ -53,8 +60,27 @@ class StateStore {
     std::memcpy(reference_, &reference, kBytes);
   }
 
+  // Lets spill() move chunks to files in `dir`.
+  void spill_to(const std::string& dir) { file_ = SpillFile(dir, "frontier"); }
+
+  // Moves every chunk written so far (sealed) to the spill file. Returns the bytes moved.
+  uint64_t spill() {
+    uint64_t moved = 0;
+    for (Chunk& c : chunks_) {
+      if (c.on_disk || c.count == 0) continue;
+      c.file_offset = file_.append(c.data.get(), c.used);
+      moved += c.used;
+      c.on_disk = true;
+      c.data.reset();
+      c.capacity = 0;
+    }
+    return moved;
+  }
+  uint64_t disk_bytes() const { return file_.size(); }
+
   // Empties the store for a level of n states (keeps buffers for reuse).
   void reset(size_t n) {
+    if (file_.is_open()) file_.clear();
     size_ = n;
     const size_t chunks = (n + kChunk - 1) / kChunk;
     chunks_.resize(chunks);
@@ -77,7 +103,14 @@ class StateStore {
     const size_t index = i % kChunk;
     if (index >= c.count) throw std::out_of_range("StateStore: state not written");
     auto* bytes = reinterpret_cast<uint8_t*>(&out);
-    const uint8_t* p = c.data.get() + c.block_offsets[index / kBlock];
+    std::vector<uint8_t> loaded;
+    const uint8_t* data = c.data.get();
+    if (c.on_disk) {
+      loaded.resize(c.used);
+      file_.read(c.file_offset, loaded.data(), c.used);
+      data = loaded.data();
+    }
+    const uint8_t* p = data + c.block_offsets[index / kBlock];
     for (size_t k = index / kBlock * kBlock; k <= index; ++k) {
       if (k % kBlock == 0 || !delta_) std::memcpy(bytes, reference_, kBytes);
       p = apply(p, bytes);
@@ -102,7 +135,7 @@ class StateStore {
         k = index + 1 - (i - index_);
       } else {
         k = index / kBlock * kBlock;
-        next_ = c.data.get() + c.block_offsets[index / kBlock];
+        next_ = data_of(i / kChunk) + c.block_offsets[index / kBlock];
       }
       for (; k <= index; ++k) {
         if (k % kBlock == 0 || !store_->delta_) std::memcpy(bytes, store_->reference_, kBytes);
@@ -114,7 +147,20 @@ class StateStore {
 
    private:
     static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+    // A chunk's bytes: in memory, or read back from the spill file into this reader's buffer.
+    const uint8_t* data_of(size_t chunk) {
+      const auto& c = store_->chunks_[chunk];
+      if (!c.on_disk) return c.data.get();
+      if (loaded_ != chunk) {
+        buffer_.resize(c.used);
+        store_->file_.read(c.file_offset, buffer_.data(), c.used);
+        loaded_ = chunk;
+      }
+      return buffer_.data();
+    }
     const StateStore* store_;
+    std::vector<uint8_t> buffer_;
+    size_t loaded_ = kNone;
     size_t index_ = kNone;
     const uint8_t* next_ = nullptr;
     State state_;
@@ -146,8 +192,11 @@ class StateStore {
     size_t count = 0;
     std::vector<uint32_t> block_offsets;  // start of each block's first state in data
     std::unique_ptr<uint8_t[]> last;      // the previous state, while the chunk is written
+    bool on_disk = false;                 // spilled: data is at file_offset in the spill file
+    uint64_t file_offset = 0;
 
     void clear() {
+      on_disk = false;
       used = 0;
       count = 0;
       block_offsets.clear();
@@ -196,6 +245,7 @@ class StateStore {
   bool delta_ = true;
   size_t size_ = 0;
   std::vector<Chunk> chunks_;
+  SpillFile file_;
 };
 
 }  // namespace isr::checker

@@ -181,6 +181,16 @@ class BasicVisitedSet {
     old_shards_.clear();
   }
 
+  // Appends shard s's fingerprints to `out`, in increasing order (a shard's slots are
+  // sorted: see above). Not during a batch.
+  void shard_values(size_t s, std::vector<Fp>& out) const {
+    const Shard& sh = shards_[s];
+    const Fp* from = slots_.data() + sh.offset;
+    for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
+      if (from[i] != Fp{}) out.push_back(from[i]);
+    }
+  }
+
   size_t size() const {
     size_t n = 0;
     for (const Shard& sh : shards_) n += sh.count;

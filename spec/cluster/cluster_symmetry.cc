@@ -12,13 +12,6 @@
 #include <array>
 #include <cstring>
 
-// Inlined: a signature hashes a few dozen bytes per node of every generated state, where
-// the library call's dispatch costs as much as the hash.
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
 #include "checker/symmetry.h"
 #include "spec/cluster/cluster_model.h"
 #include "spec/cluster/cluster_rules.h"
@@ -58,10 +51,11 @@ void relabel(const ClusterConfig& c, const Perm& p, const ClusterState& s, Clust
 // not relabelled here, so it is not a node reference) and that of the voter it hosts.
 // Record payloads and images are left out: their numbering depends on voter order.
 uint64_t signature(const ClusterConfig& c, const ClusterState& s, int n) {
-  uint64_t parts[2] = {spec::rules::node_signature(c.partition, s.partition, n, false), 0};
+  checker::SignatureHash h;
+  h.add(spec::rules::node_signature(c.partition, s.partition, n, false));
   const int v = c.node_voter(n);
-  if (v >= 0) parts[1] = kraft::rules::voter_signature(c.quorum.voters, s.quorum, v);
-  return XXH3_64bits(parts, sizeof parts);
+  h.add(v >= 0 ? kraft::rules::voter_signature(c.quorum.voters, s.quorum, v) : 0);
+  return h.value();
 }
 
 }  // namespace

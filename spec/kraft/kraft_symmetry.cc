@@ -11,13 +11,6 @@
 #include <array>
 #include <cstring>
 
-// Inlined: a signature hashes a few dozen bytes per node of every generated state, where
-// the library call's dispatch costs as much as the hash.
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
 #include "checker/symmetry.h"
 #include "spec/kraft/kraft_model.h"
 #include "spec/kraft/kraft_rules.h"
@@ -51,33 +44,35 @@ void relabel(int voters, const Perm& p, const KraftState& s, KraftState& t) {
 }
 
 // Label-free facts about voter v: its own numbers, its log's epochs, and how it relates
-// to itself (voted for itself, leads itself, wrote its entries, led an epoch).
+// to itself (voted for itself, leads itself, wrote its entries, led an epoch). Packed
+// into words as they are read (checker::SignatureHash says why).
 uint64_t signature(int voters, const KraftState& s, int v) {
+  static_assert(kMaxLog <= 8 && kMaxEpoch < 16 && kMaxVoters <= 8);
   const Voter& x = s.voters[v];
-  struct {
-    uint8_t numbers[12];
-    uint8_t log_epochs[kMaxLog];
-    uint8_t own_entries[kMaxLog];
-    uint8_t led[kMaxEpoch + 1];
-    uint8_t ends[kMaxVoters];
-  } sig;
-  std::memset(static_cast<void*>(&sig), 0, sizeof sig);
-  const uint8_t numbers[12] = {x.alive, x.new_directory, x.cut, x.epoch, x.role, x.hw, x.leo,
-                               x.epoch_start_offset,
-                               static_cast<uint8_t>(x.voted_for == kNone ? 0 : x.voted_for == v ? 1 : 2),
-                               static_cast<uint8_t>(x.leader == kNone ? 0 : x.leader == v ? 1 : 2),
-                               static_cast<uint8_t>(count(x.granted)),
-                               static_cast<uint8_t>(x.end_offset[v])};
-  std::memcpy(sig.numbers, numbers, sizeof numbers);
+  checker::SignatureHash h;
+  uint64_t numbers = uint64_t{x.alive} | uint64_t{x.new_directory} << 8 | uint64_t{x.cut} << 16 |
+                     uint64_t{x.epoch} << 24 | uint64_t{x.role} << 32 | uint64_t{x.hw} << 40 |
+                     uint64_t{x.leo} << 48 | uint64_t{x.epoch_start_offset} << 56;
+  h.add(numbers);
+  uint64_t self = static_cast<uint64_t>(x.voted_for == kNone ? 0 : x.voted_for == v ? 1 : 2) |
+                  static_cast<uint64_t>(x.leader == kNone ? 0 : x.leader == v ? 1 : 2) << 2 |
+                  static_cast<uint64_t>(count(x.granted)) << 4 | uint64_t{x.end_offset[v]} << 8;
+  uint64_t log_epochs = 0;
   for (int o = 0; o < x.leo; ++o) {
-    sig.log_epochs[o] = x.log[o].epoch;
-    sig.own_entries[o] = x.log[o].writer == v + 1;
+    log_epochs |= uint64_t{x.log[o].epoch} << 8 * o;
+    self |= uint64_t{x.log[o].writer == v + 1} << (16 + o);
   }
-  for (int e = 0; e <= kMaxEpoch; ++e) sig.led[e] = has(s.history.leaders[e], v);
+  for (int e = 0; e <= kMaxEpoch; ++e) self |= uint64_t{has(s.history.leaders[e], v)} << (24 + e);
+  h.add(log_epochs);
+  h.add(self);
   // The leader's fetch offsets as a multiset.
-  for (int f = 0; f < voters; ++f) sig.ends[f] = x.end_offset[f];
-  checker::detail::small_sort(sig.ends, voters);
-  return XXH3_64bits(&sig, sizeof sig);
+  uint8_t ends[kMaxVoters];
+  for (int f = 0; f < voters; ++f) ends[f] = x.end_offset[f];
+  checker::detail::small_sort(ends, voters);
+  uint64_t sorted_ends = 0;
+  for (int f = 0; f < voters; ++f) sorted_ends |= uint64_t{ends[f]} << 8 * f;
+  h.add(sorted_ends);
+  return h.value();
 }
 
 }  // namespace

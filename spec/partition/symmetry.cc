@@ -13,14 +13,8 @@
 // checker/symmetry.h computes the canonical form from them.
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
-
-// Inlined: a signature hashes a few dozen bytes per node of every generated state, where
-// the library call's dispatch costs as much as the hash.
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
 
 #include "checker/symmetry.h"
 #include "spec/partition/partition_model.h"
@@ -61,40 +55,56 @@ void relabel(const Config& c, const Perm& p, const State& s, State& t) {
 
 // Label-free facts about node n. `active_is_a_node`: whether controller.active names
 // a node the relabelling moves (the composed model keeps it fixed: not a label there).
+// Read as words straight from the state (checker::SignatureHash says why).
 uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node) {
-  struct {
-    NodeState node;
-    uint8_t self_flags[11];
-    LogEntry log[kMaxLog];
-    uint8_t numbers[10];
-    FetchResponse response;
-  } sig;
-  std::memset(static_cast<void*>(&sig), 0, sizeof sig);
-  sig.node = s.nodes[n];
+  using checker::load_word;
+  static_assert(sizeof(NodeState) == 9 && sizeof(LogEntry) * kMaxLog == 16 && sizeof(FetchResponse) == 8);
   const ControllerState& ctl = s.controller;
-  sig.self_flags[0] = contains(ctl.isr, n);
-  sig.self_flags[1] = contains(ctl.elr, n);
-  sig.self_flags[2] = contains(ctl.last_known_elr, n);
-  sig.self_flags[3] = static_cast<uint8_t>(contains(ctl.fenced, n) | (contains(ctl.directory_offline, n) << 1) |
-                                           (n < c.replication_factor ? s.replicas[n].new_directory << 2 : 0));
-  sig.self_flags[4] = ctl.leader == n;
-  sig.self_flags[5] = active_is_a_node && ctl.active == n;
-  sig.self_flags[6] = ctl.registered_epoch[n];
-  sig.self_flags[7] = s.producer.inflight_leader == n;
-  sig.self_flags[8] = s.history.last_leader == n;
-  sig.self_flags[10] = static_cast<uint8_t>((ctl.deposed == n + 1) | (contains(ctl.zk_queued_demotion, n) << 1));
+  const NodeState& node = s.nodes[n];
+  checker::SignatureHash h;
+  // The node's own 9 bytes (the 8 first as a word; nodes[] is followed by replicas[],
+  // so the load never leaves the state).
+  h.add(load_word(&node));
+  uint64_t flags = node.paused;
+  flags |= uint64_t{contains(ctl.isr, n)} << 8;
+  flags |= uint64_t{contains(ctl.elr, n)} << 9;
+  flags |= uint64_t{contains(ctl.last_known_elr, n)} << 10;
+  flags |= uint64_t{contains(ctl.fenced, n)} << 11;
+  flags |= uint64_t{contains(ctl.directory_offline, n)} << 12;
+  flags |= uint64_t{ctl.leader == n} << 13;
+  flags |= uint64_t{active_is_a_node && ctl.active == n} << 14;
+  flags |= uint64_t{s.producer.inflight_leader == n} << 15;
+  flags |= uint64_t{s.history.last_leader == n} << 16;
+  flags |= uint64_t{ctl.deposed == n + 1} << 17;
+  flags |= uint64_t{contains(ctl.zk_queued_demotion, n)} << 18;
+  flags |= uint64_t{ctl.registered_epoch[n]} << 24;
   if (n < c.replication_factor) {
     const ReplicaState& r = s.replicas[n];
-    std::memcpy(sig.log, r.log, sizeof sig.log);
-    sig.self_flags[9] = r.view_leader == n ? 1 : (r.view_leader == kNoNode ? 2 : 0);
-    const uint8_t numbers[10] = {r.leo, r.hw, r.hw_checkpoint, r.flushed, r.view_leader_epoch,
-                                 r.view_partition_epoch, r.needs_truncation, r.epoch_start_offset,
-                                 r.alter_pending, r.view_valid};
-    std::memcpy(sig.numbers, numbers, sizeof numbers);
-    sig.response = r.response;
-    sig.response.leader = r.response.kind != 0 && r.response.leader == n;
+    flags |= uint64_t{r.new_directory} << 19;
+    flags |= uint64_t{r.view_leader == n ? 1u : (r.view_leader == kNoNode ? 2u : 0u)} << 20;
+    flags |= uint64_t{r.epoch_start_offset} << 32;
+    flags |= uint64_t{r.alter_pending} << 40;
+    flags |= uint64_t{r.view_valid} << 48;
+    h.add(load_word(&r.log[0]));
+    h.add(load_word(&r.log[kMaxLog / 2]));
+    // leo, hw, hw_checkpoint, flushed, view_leader (a label: masked out), view_leader_epoch,
+    // view_partition_epoch, needs_truncation.
+    static_assert(offsetof(ReplicaState, needs_truncation) - offsetof(ReplicaState, leo) == 7);
+    h.add(load_word(&r.leo) & ~(uint64_t{0xFF} << 8 * (offsetof(ReplicaState, view_leader) - offsetof(ReplicaState, leo))));
+    FetchResponse response = r.response;
+    response.leader = r.response.kind != 0 && r.response.leader == n;
+    h.add(load_word(&response));
   }
-  return XXH3_64bits(&sig, sizeof sig);
+  // How the controller's leader sees node n (its fetch state and ISR views): label-free
+  // facts too (the leader is named by its role), and the ones that most often tell
+  // otherwise identical followers apart, so that fewer tied orderings are relabelled.
+  if (ctl.leader < c.replication_factor && n < c.replication_factor) {
+    const ReplicaState& l = s.replicas[ctl.leader];
+    h.add(uint64_t{l.fetch_offset[n]} | uint64_t{l.fetch_broker_epoch[n]} << 8 |
+          uint64_t{contains(l.view_isr, n)} << 16 | uint64_t{contains(l.alter_isr, n)} << 17);
+  }
+  h.add(flags);
+  return h.value();
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #     and generated states, depth and level sizes of an uninterrupted run;
 #   - resuming with another configuration, or from a directory without a checkpoint,
 #     exits 2 naming what differs; a corrupted checkpoint exits 2 too; so do --continue,
-#     --distributed (not supported yet) and --checkpoint-every alone or malformed.
+#     --distributed and --spill (not supported yet) and --checkpoint-every alone or malformed.
 # Usage: sigterm_resume.sh ISRCHECK_BINARY WORK_DIR
 set -euo pipefail
 
@@ -106,6 +106,7 @@ refused() {  # refused EXPECTED_TEXT ARGS...
 }
 refused "--checkpoint: is not supported with --continue" --continue --checkpoint "$work/c2"
 refused "--checkpoint: is not supported with --distributed" --distributed --checkpoint "$work/c2"
+refused "--checkpoint: is not supported with --spill" --spill "$work" --checkpoint "$work/c2"
 refused "--checkpoint-every: is used only with --checkpoint" --checkpoint-every 5m
 refused "--checkpoint-every" --checkpoint "$work/c2" --checkpoint-every soon
 echo "PASS"
