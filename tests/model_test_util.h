@@ -107,7 +107,7 @@ inline std::string describe(const Step& step) {
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
       "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr",
-      "AssignReplicasToDirs", "Pause", "Resume"};
+      "AssignReplicasToDirs", "Pause", "Resume", "Reassign"};
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {

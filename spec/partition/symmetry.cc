@@ -36,14 +36,15 @@ using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   t = s;
   for (int n = 0; n < c.nodes(); ++n) t.nodes[p[n]] = s.nodes[n];
-  for (int r = 0; r < c.replication_factor; ++r) {
+  for (int r = 0; r < c.replica_slots(); ++r) {
     const ReplicaState& from = s.replicas[r];
     ReplicaState& to = t.replicas[p[r]];
     to = from;
     to.view_leader = map_id(p, from.view_leader, kNoNode);
     to.view_isr = map_set(p, from.view_isr);
     to.alter_isr = map_set(p, from.alter_isr);
-    for (int f = 0; f < c.replication_factor; ++f) {
+    to.view_replicas = map_set(p, from.view_replicas);
+    for (int f = 0; f < c.replica_slots(); ++f) {
       to.fetch_offset[p[f]] = from.fetch_offset[f];
       to.fetch_broker_epoch[p[f]] = from.fetch_broker_epoch[f];
     }
@@ -76,14 +77,16 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   sig.self_flags[1] = contains(ctl.elr, n);
   sig.self_flags[2] = contains(ctl.last_known_elr, n);
   sig.self_flags[3] = static_cast<uint8_t>(contains(ctl.fenced, n) | (contains(ctl.directory_offline, n) << 1) |
-                                           (n < c.replication_factor ? s.replicas[n].new_directory << 2 : 0));
+                                           (n < c.replica_slots() ? s.replicas[n].new_directory << 2 : 0));
   sig.self_flags[4] = ctl.leader == n;
   sig.self_flags[5] = active_is_a_node && ctl.active == n;
   sig.self_flags[6] = ctl.registered_epoch[n];
   sig.self_flags[7] = s.producer.inflight_leader == n;
   sig.self_flags[8] = s.history.last_leader == n;
-  sig.self_flags[10] = static_cast<uint8_t>((ctl.deposed == n + 1) | (contains(ctl.zk_queued_demotion, n) << 1));
-  if (n < c.replication_factor) {
+  sig.self_flags[10] = static_cast<uint8_t>((ctl.deposed == n + 1) | (contains(ctl.zk_queued_demotion, n) << 1) |
+                                            (contains(ctl.replicas, n) << 2) | (contains(ctl.adding, n) << 3) |
+                                            (contains(ctl.removing, n) << 4));
+  if (n < c.replica_slots()) {
     const ReplicaState& r = s.replicas[n];
     std::memcpy(sig.log, r.log, sizeof sig.log);
     sig.self_flags[9] = r.view_leader == n ? 1 : (r.view_leader == kNoNode ? 2 : 0);
@@ -110,6 +113,9 @@ void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.directory_offline = map_set(p, from.directory_offline);
   image.fenced = map_set(p, from.fenced);
   image.zk_queued_demotion = map_set(p, from.zk_queued_demotion);
+  image.replicas = map_set(p, from.replicas);
+  image.adding = map_set(p, from.adding);
+  image.removing = map_set(p, from.removing);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 
