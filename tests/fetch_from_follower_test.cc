@@ -77,7 +77,8 @@ TEST(FetchFromFollower, ConfigurationIsCheckedAndRecordedOnlyWhenSet) {
   EXPECT_EQ(describe_json(plain)["consumer_fetch_from"], "leader");
   const Config set = load_config(nullptr, kFollowerReads);
   EXPECT_EQ(to_json(set)["consumer_fetch_from"], "any-replica");
-  EXPECT_EQ(load_config(&to_json(set), {}).consumer_fetch_from, ConsumerFetchFrom::AnyReplica);
+  const nlohmann::json recorded = to_json(set);
+  EXPECT_EQ(load_config(&recorded, {}).consumer_fetch_from, ConsumerFetchFrom::AnyReplica);
 }
 
 }  // namespace

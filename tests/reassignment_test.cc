@@ -124,23 +124,54 @@ TEST(Reassignment, TheAlterPartitionThatCompletesMayMoveLeadership) {
   EXPECT_EQ(s.controller().replicas, nodes({1, 2, 3}));
   EXPECT_EQ(s.controller().isr, nodes({1, 2, 3}));
   EXPECT_EQ(s.controller().leader_epoch, 1);
+  // NEW_LEADER_ELECTED: broker 0 keeps its proposal pending, not resent, until its
+  // metadata update (Partition.handleAlterPartitionError), so its maximal ISR still
+  // counts 1, 2 and 3.
+  EXPECT_EQ(s.replica(0).alter_pending, rules::kAlterAwaitingMetadata);
+  EXPECT_EQ(rules::maximal_isr(s.config(), s.replica(0)), nodes({0, 1, 2, 3}));
+  EXPECT_FALSE(s.can(alter_partition(0)));
+  ASSERT_TRUE(s.apply(metadata_update(0)));
+  EXPECT_EQ(s.replica(0).alter_pending, 0);
+  EXPECT_FALSE(s.replica(0).view_valid) << "removed: its replica is deleted";
+}
+
+// The deposed leader's pending expansion holds its HW back: a record it appended before
+// the AlterPartition that removed it is not acknowledged by a fetch of a replica that was
+// removed with it (the model cleared the proposal at once and acknowledged it, a false
+// loss: the target leader never had the record).
+TEST(Reassignment, ADeposedLeaderAwaitingMetadataAcknowledgesNothingMore) {
+  Scenario s(four_brokers({"replication_factor=3", "brokers=3"}));
+  ASSERT_TRUE(s.run({crash(1, StopKind::Kill), fence_broker(1, 0)}));
+  ASSERT_TRUE(s.run({reassign(nodes({1}), 0), metadata_update(0), restart(1), register_broker(1, 0),
+                     metadata_update(1), fetch(1, 0), fetch_response(1)}));
+  ASSERT_TRUE(s.replica(0).alter_pending) << s.json();
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(2, 0), fetch_response(2)}));
+  ASSERT_TRUE(s.apply(Step{ActionKind::AlterPartition, 0, 1, rules::kAlterElects}));
+  EXPECT_EQ(s.controller().leader, 1);
+  ASSERT_TRUE(s.run({fetch(2, 0), fetch_response(2)}));
+  EXPECT_EQ(s.replica(0).fetch_offset[2], 1);
+  EXPECT_EQ(s.replica(0).hw, 0) << "replica 1, in the pending ISR, has not fetched record 1";
+  EXPECT_NE(outcome(s.state(), 1), SendOutcome::Acked);
+  ASSERT_TRUE(s.apply(metadata_update(1)));
+  EXPECT_TRUE(s.holds("no-acked-loss"));
 }
 
 // A reassignment to fewer replicas than min.insync.replicas: Kafka accepts it
-// (validateManualPartitionAssignment checks brokers, not min ISR), and a record acked by
-// two replicas then lives on one, whose power loss (unflushed suffix) loses it. Without
-// the reassignment the same faults lose nothing.
+// (validateManualPartitionAssignment checks brokers, not min ISR). A record acked by the
+// ISR {0, 1} then lives on broker 0 alone once 1 deleted its replica, and 0's power loss
+// (unflushed suffix) drops it from every disk. Without the reassignment the same faults
+// lose nothing (the corpus entry reassignment-below-min-isr).
 TEST(Reassignment, ShrinkingTheReplicationFactorBelowMinIsrLosesAnAckedWrite) {
-  const std::vector<std::string> base = {"consumer=false", "faults.max_crashes=1", "faults.max_lossy_crashes=1",
-                                         "bounds.max_leader_epoch=2", "bounds.max_partition_epoch=3",
-                                         "properties=no-acked-loss"};
+  const std::vector<std::string> base = {"consumer=false", "bounds.max_leader_epoch=2", "bounds.max_partition_epoch=3",
+                                         "properties=no-committed-loss-globally"};
   analysis::VerifyOptions options;
   options.por = true;
   std::vector<std::string> with = base;
   with.push_back("bounds.max_reassignments=1");
   const analysis::VerifyOutcome moved = analysis::verify(load_config(nullptr, with), options);
   ASSERT_EQ(moved.verdict, checker::Verdict::Violated);
-  EXPECT_EQ(moved.property, "no-acked-loss");
+  EXPECT_EQ(moved.property, "no-committed-loss-globally");
+  EXPECT_EQ(moved.trace_steps, 8);
   const analysis::VerifyOutcome fixed = analysis::verify(load_config(nullptr, base), options);
   EXPECT_EQ(fixed.verdict, checker::Verdict::Holds);
 }
@@ -170,7 +201,8 @@ TEST(Reassignment, ConfigurationIsCheckedAndShownOnlyWhenSet) {
   EXPECT_EQ(describe_json(plain)["bounds"]["max_reassignments"], 0);
   const Config set = load_config(nullptr, {"brokers=4", "bounds.max_reassignments=2"});
   EXPECT_EQ(to_json(set)["bounds"]["max_reassignments"], 2);
-  EXPECT_EQ(load_config(&to_json(set), {}).bounds.max_reassignments, 2);
+  const nlohmann::json recorded = to_json(set);
+  EXPECT_EQ(load_config(&recorded, {}).bounds.max_reassignments, 2);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
       continue;
     }
     if (leader.alter_pending) {
-      if (reaches_controller(s, l) && quorum_available(c, s)) {
+      if (leader.alter_pending != kAlterAwaitingMetadata && reaches_controller(s, l) && quorum_available(c, s)) {
         // A change that completes a reassignment without this leader elects another
         // (any of the target ISR: the target order is the operator's, left open).
         const NodeSet elects = alter_partition_new_leaders(c, s, l);
@@ -153,6 +153,15 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
   leader.alter_isr = 0;
   leader.alter_broker_epoch = 0;
   if (accept) accept = change_partition(c, s, change, new_leader);
+  if (accept && new_leader != l) {
+    // ReplicationControlManager.alterPartition answers NEW_LEADER_ELECTED when the change
+    // completed a reassignment that moved leadership; Partition.handleAlterPartitionError
+    // then keeps the pending state (its maximal ISR still holds the HW back) until the
+    // metadata replaces it, and does not retry.
+    leader.alter_pending = kAlterAwaitingMetadata;
+    leader.alter_isr = proposed;
+    return;
+  }
   if (!accept) {
     // The leader learns the current state from the next metadata update; before KIP-497
     // a locally applied proposal stays in use until then.

@@ -144,6 +144,10 @@ PartitionChange reassignment_change(const State& s, NodeSet target);
 // AlterPartition's arg when the change it commits moves leadership (a reassignment
 // completing without the leader): `other` is the leader elected.
 inline constexpr int kAlterElects = 1;
+// ReplicaState::alter_pending once the controller answered NEW_LEADER_ELECTED: the change
+// committed and removed this leader; the proposal stays pending, not in flight, until the
+// broker's metadata update (Partition.handleAlterPartitionError).
+inline constexpr uint8_t kAlterAwaitingMetadata = 2;
 // The leaders an AlterPartition from `leader` elects when its change takes leadership
 // from it, 0 when the leader stays or the controller rejects it (isr.cc).
 NodeSet alter_partition_new_leaders(const Config& c, const State& s, int leader);
