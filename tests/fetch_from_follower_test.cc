@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/verify.h"
 #include "tests/model_test_util.h"
 
 namespace isr::spec {
@@ -56,6 +57,24 @@ TEST(FetchFromFollower, ABrokerWithoutAViewServesNothing) {
   ASSERT_TRUE(s.run({crash(1, StopKind::Kill), restart(1)}));
   EXPECT_FALSE(s.replica(1).view_valid);
   EXPECT_FALSE(s.can(consume(1)));
+}
+
+// Follower reads reach no state leader reads do not (docs/fidelity.md, Consumer: a
+// follower serves only what a leader served below its HW when it answered the fetch),
+// so consistent-read has the same verdict over the same states. A rule that let a
+// follower serve past what a leader committed would add states here.
+TEST(FetchFromFollower, ReachesTheSameStatesAsLeaderReads) {
+  const std::vector<std::string> base = {"properties=consistent-read", "faults.max_lossy_crashes=0",
+                                         "bounds.max_leader_epoch=2", "bounds.max_partition_epoch=3"};
+  std::vector<std::string> follower = base;
+  follower.push_back("consumer_fetch_from=any-replica");
+  analysis::VerifyOptions options;
+  options.por = true;
+  const analysis::VerifyOutcome leader_reads = analysis::verify(load_config(nullptr, base), options);
+  const analysis::VerifyOutcome follower_reads = analysis::verify(load_config(nullptr, follower), options);
+  EXPECT_EQ(leader_reads.verdict, checker::Verdict::Holds);
+  EXPECT_EQ(follower_reads.verdict, leader_reads.verdict);
+  EXPECT_EQ(follower_reads.distinct_states, leader_reads.distinct_states);
 }
 
 TEST(FetchFromFollower, ConfigurationIsCheckedAndRecordedOnlyWhenSet) {
