@@ -156,6 +156,28 @@ TEST(Reassignment, ADeposedLeaderAwaitingMetadataAcknowledgesNothingMore) {
   EXPECT_TRUE(s.holds("no-acked-loss"));
 }
 
+// Completing below min ISR, Kafka's ELR computation starts from the old ISR, so the
+// removed replicas enter the ELR (maybePopulateTargetElr); they are no candidates
+// (electAnyLeader streams the target replicas), so leader-completeness does not count
+// them once they deleted their logs.
+TEST(Reassignment, RemovedReplicasInTheElrAreNoCandidates) {
+  Scenario s(four_brokers({"brokers=3"}));
+  ASSERT_TRUE(s.apply(produce(0, 1)));
+  ASSERT_TRUE(catch_up(s, 1, 0));
+  ASSERT_TRUE(catch_up(s, 2, 0));
+  ASSERT_EQ(outcome(s.state(), 1), SendOutcome::Acked) << s.json();
+  ASSERT_TRUE(s.apply(reassign(nodes({0}), 0)));
+  EXPECT_EQ(s.controller().replicas, nodes({0}));
+  EXPECT_EQ(s.controller().isr, nodes({0}));
+  EXPECT_EQ(s.controller().elr, nodes({1, 2}));
+  ASSERT_TRUE(s.apply(metadata_update(1)));
+  EXPECT_EQ(s.replica(1).leo, 0);
+  EXPECT_TRUE(s.holds("leader-completeness"));
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), controller_failover(1)}));  // 0 was the active controller
+  EXPECT_TRUE(s.can(fence_broker(0, kNoNode)));
+  EXPECT_FALSE(s.can(fence_broker(0, 1))) << "broker 1 is in the ELR but no replica";
+}
+
 // A reassignment to fewer replicas than min.insync.replicas: Kafka accepts it
 // (validateManualPartitionAssignment checks brokers, not min ISR). A record acked by the
 // ISR {0, 1} then lives on broker 0 alone once 1 deleted its replica, and 0's power loss

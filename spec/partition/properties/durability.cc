@@ -76,7 +76,11 @@ bool strong_isr(const Config& c, const State& s) {
 bool leader_completeness(const Config& c, const State& s) {
   const int l = rules::active_leader(s);
   if (l < 0) return true;
-  const NodeSet candidates = s.controller.isr | (c.eligible_leader_replicas ? s.controller.elr : 0);
+  NodeSet candidates = s.controller.isr | (c.eligible_leader_replicas ? s.controller.elr : 0);
+  // Elections take candidates from the replicas only (PartitionChangeBuilder.electAnyLeader
+  // streams targetReplicas): a replica a reassignment removed while the ISR was below min
+  // ISR stays in the ELR (maybePopulateTargetElr starts from the old ISR) but cannot lead.
+  candidates &= rules::assignment(c, s.controller);
   return members_hold_committed(c, s, l, candidates);
 }
 
