@@ -156,6 +156,31 @@ TEST(Reassignment, ADeposedLeaderAwaitingMetadataAcknowledgesNothingMore) {
   EXPECT_TRUE(s.holds("no-acked-loss"));
 }
 
+// The AlterPartition that completes a reassignment removing a replica bumps the leader
+// epoch with the same leader; the leader ignores the answer of the newer epoch and keeps
+// its pending expansion until its metadata update, so a fetch of the removed replica does
+// not acknowledge a record the new ISR member lacks (found by simulate as a strong-isr
+// violation while the model cleared the proposal at the answer).
+TEST(Reassignment, ALeaderIgnoringTheBumpedAnswerKeepsItsProposal) {
+  Scenario s(four_brokers({"brokers=3", "bounds.max_reassignments=2"}));
+  ASSERT_TRUE(s.run({reassign(nodes({0, 2}), 0), reassign(nodes({0, 1}), 0)}));
+  EXPECT_EQ(s.controller().adding, nodes({1}));
+  EXPECT_EQ(s.controller().removing, nodes({2}));
+  ASSERT_TRUE(s.run({metadata_update(1), metadata_update(0), metadata_update(2), fetch(1, 0), fetch_response(1)}));
+  ASSERT_TRUE(s.replica(0).alter_pending) << s.json();
+  ASSERT_TRUE(s.run({produce(0, 1), fetch(2, 0), fetch_response(2), alter_partition(0)}));
+  EXPECT_EQ(s.controller().isr, nodes({0, 1}));
+  EXPECT_EQ(s.controller().leader, 0);
+  EXPECT_EQ(s.controller().leader_epoch, 2);
+  EXPECT_EQ(s.replica(0).alter_pending, rules::kAlterAwaitingMetadata);
+  ASSERT_TRUE(s.run({fetch(2, 0), fetch_response(2)}));
+  EXPECT_EQ(s.replica(0).hw, 0) << "replica 1, in the pending ISR, has not fetched record 1";
+  EXPECT_NE(outcome(s.state(), 1), SendOutcome::Acked);
+  ASSERT_TRUE(s.apply(metadata_update(0)));
+  EXPECT_EQ(s.replica(0).alter_pending, 0);
+  EXPECT_TRUE(s.holds("strong-isr"));
+}
+
 // Completing below min ISR, Kafka's ELR computation starts from the old ISR, so the
 // removed replicas enter the ELR (maybePopulateTargetElr); they are no candidates
 // (electAnyLeader streams the target replicas), so leader-completeness does not count

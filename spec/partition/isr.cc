@@ -153,11 +153,15 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
   leader.alter_isr = 0;
   leader.alter_broker_epoch = 0;
   if (accept) accept = change_partition(c, s, change, new_leader);
-  if (accept && new_leader != l) {
-    // ReplicationControlManager.alterPartition answers NEW_LEADER_ELECTED when the change
-    // completed a reassignment that moved leadership; Partition.handleAlterPartitionError
-    // then keeps the pending state (its maximal ISR still holds the HW back) until the
-    // metadata replaces it, and does not retry.
+  if (accept && c.reassignment() && (new_leader != l || ctl.leader_epoch != leader.view_leader_epoch)) {
+    // The change completed a reassignment: it moved leadership, and
+    // ReplicationControlManager.alterPartition answers NEW_LEADER_ELECTED
+    // (Partition.handleAlterPartitionError), or it removed a replica and bumped the leader
+    // epoch, and Partition.handleAlterPartitionUpdate ignores the answer of a newer epoch.
+    // Either way the leader keeps its pending state (its maximal ISR still holds the HW
+    // back, no other ISR change) until the metadata replaces it, and does not retry.
+    // (The same holds for an epoch bumped by an ISR shrink before KAFKA-15021, which still
+    // clears it below: docs/fidelity.md, AlterPartition commit.)
     leader.alter_pending = kAlterAwaitingMetadata;
     leader.alter_isr = proposed;
     return;
