@@ -62,6 +62,9 @@ std::string partition_bounds(const json& config) {
       << ", partition epoch <= " << int_at(config, {"bounds", "max_partition_epoch"}) << ", "
       << counted(int_at(config, {"bounds", "max_retries"}), "producer retry", "producer retries") << ", "
       << counted(int_at(config, {"bounds", "max_leader_moves"}), "preferred-leader move", "preferred-leader moves");
+  // Recorded only when set (config.cc to_json), so older summaries keep their text.
+  if (find_key(config, {"bounds", "max_reassignments"}) != nullptr)
+    out << ", " << counted(int_at(config, {"bounds", "max_reassignments"}), "reassignment", "reassignments");
   return out.str();
 }
 
@@ -93,7 +96,10 @@ std::string partition_summary(const json& c, std::string_view model_name) {
   if (const json* idem = find_key(c, {"idempotence"}); idem != nullptr && idem->is_boolean())
     out << (idem->get<bool>() ? " (idempotent)" : " (not idempotent)");
   if (const json* consumer = find_key(c, {"consumer"}); consumer != nullptr && consumer->is_boolean())
-    out << (consumer->get<bool>() ? ", a consumer reading from the leader" : ", no consumer");
+    out << (!consumer->get<bool>() ? ", no consumer"
+            // KIP-392 (consumer_fetch_from, recorded only when not the default).
+            : find_key(c, {"consumer_fetch_from"}) != nullptr ? ", a consumer reading from the leader or a follower"
+                                                              : ", a consumer reading from the leader");
   out << "\n";
   out << "  unclean.leader.election.enable="
       << (find_key(c, {"unclean_leader_election"}) ? value_text(*find_key(c, {"unclean_leader_election"})) : "?");

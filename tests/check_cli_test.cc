@@ -80,6 +80,21 @@ TEST(CheckCli, SummaryStartsWithTheConfigurationInKafkaTerms) {
   }
 }
 
+// Issue 24 item 4: the reassignment budget and follower reads (KIP-455, KIP-392) are named
+// when set, and absent from the summary of a configuration that leaves them off.
+TEST(CheckCli, SummaryNamesReassignmentsAndFollowerReads) {
+  const Result r = run("check " + kNoFaults + " --set brokers=4 --set bounds.max_reassignments=1 "
+                       "--set consumer_fetch_from=any-replica --set bounds.max_partition_epoch=2 "
+                       "--set properties=no-acked-loss --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "a consumer reading from the leader or a follower")) << r.out;
+  EXPECT_TRUE(contains(r.out, "preferred-leader moves, 1 reassignment")) << r.out;
+  const Result plain = run("check " + kNoFaults + " --set properties=no-acked-loss --quiet");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  EXPECT_FALSE(contains(plain.out, "reassignment")) << plain.out;
+  EXPECT_TRUE(contains(plain.out, "a consumer reading from the leader\n")) << plain.out;
+}
+
 TEST(CheckCli, KraftSummaryNamesTheQuorum) {
   const Result r = run("check --model kraft --set faults.max_crashes=0 --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

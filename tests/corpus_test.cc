@@ -58,7 +58,7 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
                                "kip-320-unnoticed-bounce",
                                "maximal-isr-off-shrink-before-commit", "kip-497-stale-incarnation",
                                "kip-903-last-replica-disk-loss", "retry-duplicates-without-idempotence",
-                               "acks-1-lost-response-duplicates"}) {
+                               "acks-1-lost-response-duplicates", "reassignment-below-min-isr"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   }
   // Each generation step: the unsafe side runs the older generation, the fix the next.

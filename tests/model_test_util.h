@@ -107,7 +107,7 @@ inline std::string describe(const Step& step) {
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
       "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr",
-      "AssignReplicasToDirs", "Pause", "Resume"};
+      "AssignReplicasToDirs", "Pause", "Resume", "Reassign"};
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {
@@ -361,6 +361,9 @@ inline const std::vector<NamedConfig>& walk_configs() {
       // Process pauses (SIGSTOP): frozen leaders, followers and voters, their sessions expiring.
       {"pauses", {"faults.max_pauses=2", "faults.max_crashes=2", "acks=1", "min_insync_replicas=1"}},
       {"pauses-zk", {"protocol=kip-497", "faults.max_pauses=2", "faults.max_crashes=1"}},
+      // Reassignments (KIP-455) onto a fourth broker and back, consumers on followers (KIP-392).
+      {"reassign", {"brokers=4", "bounds.max_reassignments=3", "faults.max_crashes=2",
+                    "consumer_fetch_from=any-replica"}},
     };
     for (NamedConfig& nc : list) nc.overrides = pinned(nc.overrides);
     list.insert(list.begin(), NamedConfig{"default", {}});

@@ -145,6 +145,12 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
     throw ConfigError("faults.max_pauses", "must be 0 for --model cluster (process pauses are modelled by the "
                                            "partition model, --model partition), got " +
                                                std::to_string(c.partition.faults.max_pauses));
+  // The composed controller makes the partition model's controller decisions through the
+  // metadata log (cluster_rules.h); a reassignment is not among them yet.
+  if (c.partition.bounds.max_reassignments != 0)
+    throw ConfigError("bounds.max_reassignments", "must be 0 for --model cluster (reassignment is modelled by the "
+                                                  "partition model, --model partition), got " +
+                                                      std::to_string(c.partition.bounds.max_reassignments));
 
   const int voters = c.partition.controller.voters;
   if (voters != 3 && voters != 5)

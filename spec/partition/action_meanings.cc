@@ -60,6 +60,10 @@ const std::vector<NameRow>& partition_action_meanings() {
       {"Pause", "a node's process freezes (SIGSTOP, a GC pause, a VM freeze): its sessions expire while its state "
                 "is kept", {}},
       {"Resume", "a frozen process continues (SIGCONT) with the state it had", {}},
+      {"Reassign", "an operator moves the partition to a new set of brokers: the new replicas join the assignment "
+                   "at once, the old ones leave it once every target replica is in the ISR (Admin."
+                   "alterPartitionReassignments, KIP-455; ReplicationControlManager.changePartitionReassignment, "
+                   "PartitionChangeBuilder.completeReassignmentIfNeeded)", {}},
   };
   return rows;
 }

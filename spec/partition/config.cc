@@ -26,6 +26,7 @@ using nlohmann::json;
 // budgets are far past what exhaustive search can reach anyway.
 constexpr int kMaxFaultBudget = kMaxEpoch - 1;
 constexpr int kMaxRetries = 10;
+constexpr int kMaxReassignments = 3;  // each adds target sets to every state: a small budget is the point
 
 struct ProtocolInfo {
   Protocol protocol;
@@ -250,6 +251,7 @@ void parse_bounds(const json& v, Bounds& b) {
       {"max_partition_epoch", &Bounds::max_partition_epoch},
       {"max_retries", &Bounds::max_retries},
       {"max_leader_moves", &Bounds::max_leader_moves},
+      {"max_reassignments", &Bounds::max_reassignments},
   };
   std::vector<std::string> allowed;
   for (const auto& [name, member] : fields) allowed.push_back(name);
@@ -264,7 +266,7 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
              {"brokers", "replication_factor", "min_insync_replicas", "acks",
               "unclean_leader_election", "admin_unclean_election", "eligible_leader_replicas", "idempotence",
               "consumer", "async_fetch_responses", "flush", "protocol", "fixes", "controller", "faults", "bounds",
-              "properties"});
+              "properties", "consumer_fetch_from"});
   for (const auto& [key, v] : doc.items()) {
     if (key == "brokers") {
       c.brokers = read_int(v, key);
@@ -286,6 +288,9 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
       given.idempotence = true;
     } else if (key == "consumer") {
       c.consumer = read_bool(v, key);
+    } else if (key == "consumer_fetch_from") {
+      c.consumer_fetch_from = read_choice<ConsumerFetchFrom>(
+          v, key, {{"leader", ConsumerFetchFrom::Leader}, {"any-replica", ConsumerFetchFrom::AnyReplica}});
     } else if (key == "async_fetch_responses") {
       c.async_fetch_responses = read_bool(v, key);
     } else if (key == "flush") {
@@ -406,6 +411,32 @@ void validate(const Config& c) {
                 "the model's epoch limit");
   require_range(c.bounds.max_retries, "bounds.max_retries", 0, kMaxRetries);
   require_range(c.bounds.max_leader_moves, "bounds.max_leader_moves", 0, kMaxEpoch - 1);
+  require_range(c.bounds.max_reassignments, "bounds.max_reassignments", 0, kMaxReassignments);
+  if (c.reassignment()) {
+    // The KRaft controller's reassignment (ReplicationControlManager, KIP-455's
+    // AlterPartitionReassignments as KRaft implements it) is what the rules model.
+    if (c.controller.mode != ControllerMode::Kraft) {
+      throw ConfigError("bounds.max_reassignments",
+                        "reassignment is modelled for controller.mode \"kraft\" only; must be 0 with \"" +
+                            std::string(controller_mode_name(c.controller.mode)) + "\"");
+    }
+    if (c.brokers > kMaxReplicas) {
+      throw ConfigError("bounds.max_reassignments",
+                        "a reassignment may move the partition to any broker, and the model holds at most " +
+                            std::to_string(kMaxReplicas) + " replicas; with " + std::to_string(c.brokers) +
+                            " brokers it must be 0");
+    }
+  }
+  if (c.consumer_fetch_from == ConsumerFetchFrom::AnyReplica) {
+    if (!c.consumer) {
+      throw ConfigError("consumer_fetch_from", "\"any-replica\" needs consumer=true; allowed without a consumer: \"leader\"");
+    }
+    if (c.protocol < Protocol::Kip320) {
+      throw ConfigError("consumer_fetch_from",
+                        "\"any-replica\" (KIP-392, Kafka 2.4) did not exist in protocol \"" +
+                            std::string(protocol_name(c.protocol)) + "\"'s Kafka releases; allowed: \"leader\"");
+    }
+  }
 
   const auto modes = controller_modes_for(c.protocol);
   if (std::find(modes.begin(), modes.end(), c.controller.mode) == modes.end()) {
@@ -583,6 +614,8 @@ nlohmann::json to_json(const Config& c) {
   // Written only when set, so that the configurations of traces and scenarios recorded
   // before the budget existed (corpus, suite) stay exactly what they were.
   if (c.faults.max_pauses != 0) doc["faults"]["max_pauses"] = c.faults.max_pauses;
+  if (c.bounds.max_reassignments != 0) doc["bounds"]["max_reassignments"] = c.bounds.max_reassignments;
+  if (c.consumer_fetch_from != ConsumerFetchFrom::Leader) doc["consumer_fetch_from"] = "any-replica";
   return doc;
 }
 
@@ -590,6 +623,8 @@ nlohmann::json describe_json(const Config& c) {
   nlohmann::json doc = to_json(c);
   doc["admin_unclean_election"] = c.admin_unclean_election;
   doc["faults"]["max_pauses"] = c.faults.max_pauses;
+  doc["bounds"]["max_reassignments"] = c.bounds.max_reassignments;
+  doc["consumer_fetch_from"] = c.consumer_fetch_from == ConsumerFetchFrom::Leader ? "leader" : "any-replica";
   return doc;
 }
 

@@ -86,7 +86,16 @@ struct Bounds {
   int max_partition_epoch = 4;  // no partition change (ISR change, election) beyond this
   int max_retries = 0;          // producer retries over the whole run
   int max_leader_moves = 0;     // preferred-replica elections (leadership moved without a failure)
+  // AlterPartitionReassignments an operator submits (KIP-455; ReplicationControlManager
+  // .changePartitionReassignment): each moves the partition to any non-empty set of brokers.
+  // 0 keeps the assignment fixed at brokers 0..replication_factor-1.
+  int max_reassignments = 0;
 };
+
+// Which replicas the consumer fetches from. KIP-392 (Kafka 2.4): with client.rack and a
+// broker replica.selector.class, the leader names a preferred read replica and the
+// consumer fetches from that follower, up to the follower's own high watermark.
+enum class ConsumerFetchFrom : uint8_t { Leader, AnyReplica };
 
 struct Config {
   int brokers = 3;
@@ -104,6 +113,7 @@ struct Config {
   // not all and idempotence was not set explicitly; so the default is acks == all.
   bool idempotence = true;
   bool consumer = true;                  // one consumer reading from the leader
+  ConsumerFetchFrom consumer_fetch_from = ConsumerFetchFrom::Leader;  // KIP-392
   // false: a fetch is one step (request, leader handling, response applied); true: the
   // response is a separate step, so views and leaders can change while it is in flight.
   bool async_fetch_responses = false;
@@ -125,6 +135,11 @@ struct Config {
                                                        : node >= brokers;
   }
   bool is_broker(int node) const { return node < brokers; }
+  // Reassignment can move the partition (bounds.max_reassignments > 0).
+  bool reassignment() const { return bounds.max_reassignments > 0; }
+  // The nodes that may hold a replica: brokers 0..replication_factor-1 while the
+  // assignment is fixed, every broker when reassignment can move it.
+  int replica_slots() const { return reassignment() ? brokers : replication_factor; }
 };
 
 // Raised for any invalid configuration input (io/config_error.h).

@@ -30,7 +30,26 @@ namespace {
 
 struct Targets {
   NodeSet isr, elr, last_known;
+  NodeSet replicas, adding, removing;  // the assignment after the change
 };
+
+// PartitionChangeBuilder.completeReassignmentIfNeeded ->
+// PartitionReassignmentReplicas.maybeCompleteReassignment, the first step of every build():
+// a reassignment in progress completes once every target replica is in the target ISR;
+// the replicas being removed then leave both the assignment and the ISR. It does not
+// complete while that would leave the ISR or the assignment empty.
+void complete_reassignment(Targets& t) {
+  if (t.adding == 0 && t.removing == 0) return;
+  const NodeSet keep = static_cast<NodeSet>(~t.removing);
+  const NodeSet isr = t.isr & keep;
+  const NodeSet replicas = t.replicas & keep;
+  if (t.removing != 0 && (isr == 0 || replicas == 0)) return;
+  if ((isr & replicas) != replicas) return;
+  t.isr = isr;
+  t.replicas = replicas;
+  t.adding = 0;
+  t.removing = 0;
+}
 
 // PartitionChangeBuilder.maybePopulateTargetElr (KIP-966): at or above min ISR the ELR is
 // empty; below it, replicas leaving the ISR become eligible leaders unless they restarted
@@ -42,7 +61,13 @@ struct Targets {
 // (last_known_after below), so here it is carried over unchanged.
 Targets elr_targets(const Config& c, const State& s, const PartitionChange& change) {
   const ControllerState& ctl = s.controller;
-  Targets t{change.target_isr, ctl.elr, ctl.last_known_elr};
+  Targets t{change.target_isr, ctl.elr, ctl.last_known_elr, assignment(c, ctl), ctl.adding, ctl.removing};
+  if (change.sets_assignment) {
+    t.replicas = change.replicas;
+    t.adding = change.adding;
+    t.removing = change.removing;
+  }
+  complete_reassignment(t);
   if (!c.eligible_leader_replicas) return t;
   if (size(t.isr) >= c.min_insync_replicas) {
     t.elr = 0;
@@ -114,9 +139,10 @@ NodeSet leader_options(const Config& c, const State& s, const PartitionChange& c
   const int current = s.controller.leader;
   unclean = false;
   if (current != kNoNode && valid_leader(s, t, current)) return bit(current);
+  // Candidates come from the target replicas (electAnyLeader streams targetReplicas).
   NodeSet options = 0;
-  for (int r = 0; r < c.replication_factor; ++r)
-    if (valid_leader(s, t, r)) options |= bit(r);
+  for (int r = 0; r < c.replica_slots(); ++r)
+    if (contains(t.replicas, r) && valid_leader(s, t, r)) options |= bit(r);
   if (options != 0) return options;
   const int last_known = last_known_leader(c, s, t);
   if (last_known != kNoNode) {
@@ -124,8 +150,8 @@ NodeSet leader_options(const Config& c, const State& s, const PartitionChange& c
     return bit(last_known);
   }
   if (change.allow_unclean) {
-    for (int r = 0; r < c.replication_factor; ++r)
-      if (acceptable_leader(s, r)) options |= bit(r);
+    for (int r = 0; r < c.replica_slots(); ++r)
+      if (contains(t.replicas, r) && acceptable_leader(s, r)) options |= bit(r);
     unclean = options != 0;
   }
   return options;
@@ -153,9 +179,17 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
   if (!c.eligible_leader_replicas && t.isr == 0) t.isr = ctl.isr;
   t.last_known = last_known_after(c, ctl, t.last_known, leader);
   const bool leader_changed = leader != ctl.leader;
-  if (!leader_changed && t.isr == ctl.isr && t.elr == ctl.elr && t.last_known == ctl.last_known_elr)
+  const NodeSet old_replicas = assignment(c, ctl);
+  const bool assignment_changed = t.replicas != old_replicas || t.adding != ctl.adding || t.removing != ctl.removing;
+  if (!leader_changed && t.isr == ctl.isr && t.elr == ctl.elr && t.last_known == ctl.last_known_elr &&
+      !assignment_changed)
     return true;  // changeRecordIsNoOp: nothing is written
-  const bool bump = leader_changed || bumps_leader_epoch_on_shrink(c, ctl, t.isr, change);
+  // PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded: a change
+  // whose replicas no longer contain every old replica (a reassignment removing one, as
+  // it completes) bumps the leader epoch with the same leader, so that the removed
+  // replicas' fetches are fenced. Adding replicas, or starting a reassignment, does not.
+  const bool removes_replicas = (old_replicas & static_cast<NodeSet>(~t.replicas)) != 0;
+  const bool bump = leader_changed || removes_replicas || bumps_leader_epoch_on_shrink(c, ctl, t.isr, change);
   const int leader_epoch = ctl.leader_epoch + (bump ? 1 : 0);
   const int partition_epoch = ctl.partition_epoch + 1;
   if (!epoch_fits(leader_epoch, c.bounds.max_leader_epoch) ||
@@ -169,6 +203,11 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
   ctl.isr = t.isr;
   ctl.elr = t.elr;
   ctl.last_known_elr = t.last_known;
+  if (c.reassignment()) {
+    ctl.replicas = t.replicas;
+    ctl.adding = t.adding;
+    ctl.removing = t.removing;
+  }
   if (unclean && leader_changed) ctl.unclean_elected = 1;
   if (zk_mode(c)) zk_after_controller_write(c, s, leader_changed);
   return true;
@@ -226,7 +265,7 @@ void add_change_variants(const Config& c, const State& s, const PartitionChange&
     if (change_partition(c, trial, change, kNoNode)) out.add(kind, node, kNoNode, arg);
     return;
   }
-  for (int r = 0; r < c.replication_factor; ++r) {
+  for (int r = 0; r < c.replica_slots(); ++r) {
     if (!contains(options, r)) continue;
     State trial = s;
     if (change_partition(c, trial, change, r)) out.add(kind, node, r, arg);
@@ -264,7 +303,7 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
     }
   }
   if (!quorum_available(c, s)) return;
-  for (int b = 0; b < c.replication_factor; ++b) {
+  for (int b = 0; b < c.replica_slots(); ++b) {
     const NodeState& node = s.nodes[b];
     const bool is_fenced = contains(ctl.fenced, b);
     if (!is_fenced && (!reaches_controller(s, b) || node.broker_epoch == 0)) {
@@ -294,7 +333,7 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
     }
   }
   election_actions(c, s, out);
-  for (int b = 0; b < c.replication_factor; ++b) {
+  for (int b = 0; b < c.replica_slots(); ++b) {
     // KIP-858: the restarted broker created the replica's log in its new directory when
     // it replayed the partition (ReplicaManager.applyDelta -> Partition.makeFollower /
     // makeLeader -> LogManager.getOrCreateLog), then reports it
@@ -312,15 +351,22 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
     }
     out.add(ActionKind::AssignReplicasToDirs, b);
   }
-  for (int b = 0; b < c.replication_factor; ++b) {
+  for (int b = 0; b < c.replica_slots(); ++b) {
     const ReplicaState& r = s.replicas[b];
     // Brokers replay the metadata log once registered (a restarted broker registers first).
     if (!reaches_controller(s, b) || s.nodes[b].broker_epoch == 0) continue;
+    if (!contains(assignment(c, ctl), b)) {
+      // Reassignment: a broker no longer assigned has something to replay only while it
+      // still holds the replica (its view, or its log after a restart).
+      if (r.view_valid || r.leo > 0) out.add(ActionKind::MetadataUpdate, b);
+      continue;
+    }
     if (!r.view_valid || r.view_leader != ctl.leader || r.view_leader_epoch != ctl.leader_epoch ||
         r.view_partition_epoch != ctl.partition_epoch) {
       out.add(ActionKind::MetadataUpdate, b);
     }
   }
+  reassignment_actions(c, s, out);
 }
 
 void election_actions(const Config& c, const State& s, ActionList& out) {
@@ -339,7 +385,7 @@ void election_actions(const Config& c, const State& s, ActionList& out) {
     bool unclean = false;
     const PartitionChange change{ctl.isr, 0, true};
     const NodeSet options = leader_options(c, s, change, unclean);
-    for (int r = 0; unclean && r < c.replication_factor; ++r) {
+    for (int r = 0; unclean && r < c.replica_slots(); ++r) {
       State trial = s;
       if (contains(options, r) && change_partition(c, trial, change, r))
         out.add(ActionKind::UncleanElection, r);
@@ -350,9 +396,11 @@ void election_actions(const Config& c, const State& s, ActionList& out) {
       epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
     // Preferred replica election (auto.leader.rebalance.enable, kafka-leader-election):
     // leadership moves, without a failure, to the preferred replica if it is in the ISR
-    // and unfenced. Which replica is preferred is the assignment order, left open.
-    for (int r = 0; r < c.replication_factor; ++r) {
-      if (r != ctl.leader && contains(ctl.isr, r) && acceptable_leader(s, r))
+    // and unfenced. Which replica is preferred is the assignment order, left open; during
+    // a reassignment it is the first target replica (electPreferredLeader takes
+    // targetReplicas.get(0), and the replicas list puts the removing ones last).
+    for (int r = 0; r < c.replica_slots(); ++r) {
+      if (r != ctl.leader && contains(ctl.isr, r) && !contains(ctl.removing, r) && acceptable_leader(s, r))
         out.add(ActionKind::PreferredElection, r);
     }
   }
@@ -471,6 +519,13 @@ void adopt_partition_state(const Config& c, State& s, int b) {
       answer_retriable(c, s, SendOutcome::NotLeader);
     }
   }
+  if (c.reassignment() && !contains(ctl.replicas, b)) {
+    // ReplicaManager.applyDelta: a partition the broker is no longer a replica of is among
+    // the delta's local deletes (TopicsDelta.localChanges), and stopPartitions deletes its
+    // log; a broker that restarted with such a log deletes it as a stray replica.
+    remove_replica(s, b);
+    return;
+  }
   // A newer partition epoch replaces any pending ISR state with the committed one.
   if (partition_changed) {
     r.alter_pending = 0;
@@ -482,6 +537,19 @@ void adopt_partition_state(const Config& c, State& s, int b) {
   r.view_leader_epoch = ctl.leader_epoch;
   r.view_partition_epoch = ctl.partition_epoch;
   r.view_isr = ctl.isr;
+  if (c.reassignment()) {
+    // Partition.updateAssignmentAndIsr (makeLeader / makeFollower, on every change, a new
+    // leader epoch or not): a leader keeps the state of the followers it had and starts
+    // an added replica from unknown; a removed one is dropped, and a follower keeps none
+    // (remoteReplicasMap.clear()).
+    const NodeSet kept = static_cast<NodeSet>((was_leader && ctl.leader == b ? r.view_replicas : 0) & ctl.replicas);
+    for (int f = 0; f < c.replica_slots(); ++f) {
+      if (contains(kept, f)) continue;
+      r.fetch_offset[f] = 0;
+      r.fetch_broker_epoch[f] = 0;
+    }
+    r.view_replicas = ctl.replicas;
+  }
   if (ctl.leader == b) {
     if (epoch_changed) {
       // Partition.makeLeader: the leader epoch starts at the current LEO (the epoch cache

@@ -17,7 +17,7 @@ constexpr const char* kKindNames[] = {
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
     "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
-    "AssignReplicasToDirs", "Pause", "Resume"};
+    "AssignReplicasToDirs", "Pause", "Resume", "Reassign"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -89,7 +89,10 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::EpochQuery: j["follower"] = a.node; j["leader"] = a.other; break;
     case K::FetchResponse: j["follower"] = a.node; break;
     case K::ShrinkIsr: j["leader"] = a.node; j["follower"] = a.other; break;
-    case K::AlterPartition: j["leader"] = a.node; break;
+    case K::AlterPartition:
+      j["leader"] = a.node;
+      if (a.arg == rules::kAlterElects) j["leader_after"] = id_or_null(a.other);  // a reassignment completing
+      break;
     case K::FenceBroker:
     case K::RegisterBroker:
     case K::UnfenceBroker:
@@ -121,6 +124,14 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::AssignReplicasToDirs: j["broker"] = a.node; break;
     case K::Pause:
     case K::Resume: j["node"] = a.node; break;
+    case K::Reassign: {
+      Json target = Json::array();
+      for (int n = 0; n < kMaxReplicas; ++n)
+        if (contains(a.arg, n)) target.push_back(n);
+      j["target"] = target;
+      j["leader_after"] = id_or_null(a.other);
+      break;
+    }
     case K::kCount: break;
   }
   return j;
@@ -191,10 +202,12 @@ json state_to_json(const PartitionModel& m, const State& s) {
                {"leader_state", nullptr},
                {"fetch_response", nullptr}};
       if (r.new_directory) rep["new_directory"] = true;  // only when set (KIP-858)
+      // Only with reassignment, so that other states keep their JSON.
+      if (c.reassignment() && r.view_valid) rep["view"]["replicas"] = set_json(r.view_replicas);
       if (std::string_view(role) == "leader") {
         json followers = json::array();
-        for (int f = 0; f < c.replication_factor; ++f) {
-          if (f == n) continue;
+        for (int f = 0; f < c.replica_slots(); ++f) {
+          if (f == n || (c.reassignment() && !contains(r.view_replicas, f))) continue;
           followers.push_back({{"node", f},
                                {"fetch_offset", r.fetch_offset[f]},
                                {"broker_epoch", r.fetch_broker_epoch[f]}});
@@ -223,7 +236,8 @@ json state_to_json(const PartitionModel& m, const State& s) {
   const ControllerState& ctl = s.controller;
   json replicas = json::array();
   json registered = json::array();
-  for (int r = 0; r < c.replication_factor; ++r) replicas.push_back(r);
+  for (int r = 0; r < c.replica_slots(); ++r)
+    if (contains(rules::assignment(c, ctl), r)) replicas.push_back(r);
   for (int b = 0; b < c.brokers; ++b) registered.push_back(ctl.registered_epoch[b]);
   json controller{{"active", ctl.active},
                   {"epoch", ctl.controller_epoch},
@@ -240,6 +254,9 @@ json state_to_json(const PartitionModel& m, const State& s) {
                   {"unclean_elected", ctl.unclean_elected != 0}};
   // Only when set, so that states without KIP-858's stale assignments read as before.
   if (ctl.directory_offline != 0) controller["directory_offline"] = set_json(ctl.directory_offline);
+  // Only during a reassignment (KIP-455), so that other states read as before.
+  if (ctl.adding != 0) controller["adding"] = set_json(ctl.adding);
+  if (ctl.removing != 0) controller["removing"] = set_json(ctl.removing);
   if (rules::zk_mode(c)) {
     controller["mode"] = "zookeeper";
     controller["vacant"] = ctl.controller_vacant != 0;
@@ -270,6 +287,7 @@ json state_to_json(const PartitionModel& m, const State& s) {
   // Only when used, so that the states of traces recorded before the pause existed keep
   // their JSON (and their digests in scenarios).
   if (s.faults.pauses != 0) out["faults"]["pauses"] = s.faults.pauses;
+  if (s.faults.reassignments != 0) out["faults"]["reassignments"] = s.faults.reassignments;
   return out;
 }
 
@@ -280,7 +298,7 @@ std::vector<std::string_view> bound_names(const PartitionModel&) {
           "bounds.max_retries",      "faults.max_crashes",       "faults.max_lossy_crashes",
           "faults.max_disk_losses",  "faults.max_clean_shutdowns", "faults.max_network_cuts",
           "log capacity", "bounds.max_leader_moves", "faults.max_lost_produce_responses",
-          "faults.max_pauses"};
+          "faults.max_pauses", "bounds.max_reassignments"};
 }
 
 uint32_t bounds_hit(const PartitionModel& m, const State& s) {
@@ -297,12 +315,13 @@ uint32_t bounds_hit(const PartitionModel& m, const State& s) {
   mark(7, c.faults.max_clean_shutdowns > 0 && s.faults.clean_shutdowns >= c.faults.max_clean_shutdowns);
   mark(8, c.faults.max_network_cuts > 0 && s.faults.cuts >= c.faults.max_network_cuts);
   bool full = false;
-  for (int r = 0; r < c.replication_factor; ++r) full |= s.replicas[r].leo >= kMaxLog;
+  for (int r = 0; r < c.replica_slots(); ++r) full |= s.replicas[r].leo >= kMaxLog;
   mark(9, full);
   mark(10, c.bounds.max_leader_moves > 0 && s.faults.leader_moves >= c.bounds.max_leader_moves);
   mark(11, c.faults.max_lost_produce_responses > 0 &&
                s.faults.lost_produce_responses >= c.faults.max_lost_produce_responses);
   mark(12, c.faults.max_pauses > 0 && s.faults.pauses >= c.faults.max_pauses);
+  mark(13, c.bounds.max_reassignments > 0 && s.faults.reassignments >= c.bounds.max_reassignments);
   return hit;
 }
 

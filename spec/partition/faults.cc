@@ -40,6 +40,7 @@ void forget_process_state(State& s, int node) {
   r.view_leader_epoch = 0;
   r.view_partition_epoch = 0;
   r.view_isr = 0;
+  r.view_replicas = 0;
   r.needs_truncation = 0;
   r.epoch_start_offset = 0;
   r.alter_pending = 0;

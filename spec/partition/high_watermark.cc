@@ -20,7 +20,7 @@ void maybe_increment_hw(const Config& c, State& s, int leader) {
   // Partition.maybeIncrementLeaderHW: the new HW is the smallest LEO among the (maximal)
   // ISR, as the leader knows them from the followers' fetch offsets.
   int hw = l.leo;
-  for (int f = 0; f < c.replication_factor; ++f) {
+  for (int f = 0; f < c.replica_slots(); ++f) {
     if (f == leader || !contains(isr, f)) continue;
     // What the leader knows may predate its current epoch: Partition.makeLeader keeps
     // it when the broker was already leader (controller.cc, reset_follower_state).

@@ -27,14 +27,14 @@ void propose(const Config& c, ReplicaState& leader, NodeSet isr) {
 }  // namespace
 
 void isr_actions(const Config& c, const State& s, ActionList& out) {
-  for (int l = 0; l < c.replication_factor; ++l) {
+  for (int l = 0; l < c.replica_slots(); ++l) {
     // A paused leader still believes it leads, but proposes nothing until it resumes.
     if (!believes_leader(s, l) || !runs(s, l)) continue;
     const ReplicaState& leader = s.replicas[l];
     if (leader_writes_isr(c)) {
       // ZooKeeper mode before KIP-497: the leader writes the shrink itself; a write whose
       // compare-and-set fails changes nothing and is not enumerated.
-      for (int f = 0; f < c.replication_factor; ++f) {
+      for (int f = 0; f < c.replica_slots(); ++f) {
         if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
         State trial = s;
         if (zk_leader_writes_isr(c, trial, l, leader.view_isr & static_cast<NodeSet>(~bit(f))))
@@ -43,10 +43,17 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
       continue;
     }
     if (leader.alter_pending) {
-      if (reaches_controller(s, l) && quorum_available(c, s)) out.add(ActionKind::AlterPartition, l);
+      if (leader.alter_pending != kAlterAwaitingMetadata && reaches_controller(s, l) && quorum_available(c, s)) {
+        // A change that completes a reassignment without this leader elects another
+        // (any of the target ISR: the target order is the operator's, left open).
+        const NodeSet elects = alter_partition_new_leaders(c, s, l);
+        if (elects == 0) out.add(ActionKind::AlterPartition, l);
+        for (int r = 0; r < c.replica_slots(); ++r)
+          if (contains(elects, r)) out.add(ActionKind::AlterPartition, l, r, kAlterElects);
+      }
       continue;  // one AlterPartition in flight at a time (Partition.partitionState)
     }
-    for (int f = 0; f < c.replication_factor; ++f) {
+    for (int f = 0; f < c.replica_slots(); ++f) {
       if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
       out.add(ActionKind::ShrinkIsr, l, f);
     }
@@ -68,6 +75,9 @@ void apply_shrink_isr(const Config& c, State& s, const Action& a) {
 void maybe_expand_isr(const Config& c, State& s, int l, int f) {
   ReplicaState& leader = s.replicas[l];
   if (leader.alter_pending || contains(leader.view_isr, f)) return;
+  // Only a replica of the leader's assignment is a candidate (an adding one included:
+  // Partition.maybeExpandIsr iterates remoteReplicasMap).
+  if (c.reassignment() && !contains(leader.view_replicas, f)) return;
   // Partition.isFollowerInSync: caught up to the HW in the current leader epoch; KIP-320
   // also requires reaching the leader's epoch start offset, so that a follower cannot
   // join with a log that still ends in an older, diverging epoch.
@@ -82,21 +92,21 @@ void maybe_expand_isr(const Config& c, State& s, int l, int f) {
   leader.alter_broker_epoch = leader.fetch_broker_epoch[f];
 }
 
-void apply_alter_partition(const Config& c, State& s, const Action& a) {
-  const int l = a.node;
-  ReplicaState& leader = s.replicas[l];
-  ControllerState& ctl = s.controller;
+namespace {
+
+// ReplicationControlManager.alterPartition's checks of leader `l`'s request, before the
+// change is built.
+bool alter_acceptable(const Config& c, const State& s, int l) {
+  const ReplicaState& leader = s.replicas[l];
+  const ControllerState& ctl = s.controller;
   const NodeSet proposed = leader.alter_isr;
   const int proposed_broker_epoch = leader.alter_broker_epoch;
-  leader.alter_pending = 0;
-  leader.alter_isr = 0;
-  leader.alter_broker_epoch = 0;
   // FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION: the request must come from the current
   // leader, based on the current partition epoch (compare-and-set).
   bool accept = ctl.leader == l && leader.view_leader_epoch == ctl.leader_epoch &&
                 leader.view_partition_epoch == ctl.partition_epoch;
   const NodeSet added = proposed & static_cast<NodeSet>(~ctl.isr);
-  for (int f = 0; accept && f < c.replication_factor; ++f) {
+  for (int f = 0; accept && f < c.replica_slots(); ++f) {
     if (!contains(added, f)) continue;
     // INELIGIBLE_REPLICA (KIP-841, 3.3; ReplicationControlManager.validateAlterPartitionData
     // -> ineligibleReplicasForIsr): a fenced or shutting-down broker cannot join the ISR.
@@ -108,9 +118,53 @@ void apply_alter_partition(const Config& c, State& s, const Action& a) {
       accept = false;
     }
   }
-  if (accept) {
-    // The leader is in its own proposal and unfenced, so it stays leader.
-    accept = change_partition(c, s, PartitionChange{proposed, 0, false, true}, ctl.leader);
+  return accept;
+}
+
+}  // namespace
+
+NodeSet alter_partition_new_leaders(const Config& c, const State& s, int l) {
+  // The leader is in its own proposal and unfenced, so it stays leader unless the change
+  // completes a reassignment that removes it (only with reassignment).
+  if (!c.reassignment() || !alter_acceptable(c, s, l)) return 0;
+  bool unclean = false;
+  const NodeSet options =
+      leader_options(c, s, PartitionChange{s.replicas[l].alter_isr, 0, false, true}, unclean);
+  return contains(options, s.controller.leader) ? 0 : options;
+}
+
+void apply_alter_partition(const Config& c, State& s, const Action& a) {
+  const int l = a.node;
+  ReplicaState& leader = s.replicas[l];
+  ControllerState& ctl = s.controller;
+  const NodeSet proposed = leader.alter_isr;
+  bool accept = alter_acceptable(c, s, l);
+  const PartitionChange change{proposed, 0, false, true};
+  int new_leader = ctl.leader;
+  if (accept && c.reassignment()) {
+    // A change completing a reassignment without this leader elects the one isr_actions
+    // chose, or nobody when no target replica can lead.
+    bool unclean = false;
+    const NodeSet options = leader_options(c, s, change, unclean);
+    if (!contains(options, ctl.leader))
+      new_leader = a.arg == kAlterElects && contains(options, a.other) ? a.other : kNoNode;
+  }
+  leader.alter_pending = 0;
+  leader.alter_isr = 0;
+  leader.alter_broker_epoch = 0;
+  if (accept) accept = change_partition(c, s, change, new_leader);
+  if (accept && c.reassignment() && (new_leader != l || ctl.leader_epoch != leader.view_leader_epoch)) {
+    // The change completed a reassignment: it moved leadership, and
+    // ReplicationControlManager.alterPartition answers NEW_LEADER_ELECTED
+    // (Partition.handleAlterPartitionError), or it removed a replica and bumped the leader
+    // epoch, and Partition.handleAlterPartitionUpdate ignores the answer of a newer epoch.
+    // Either way the leader keeps its pending state (its maximal ISR still holds the HW
+    // back, no other ISR change) until the metadata replaces it, and does not retry.
+    // (The same holds for an epoch bumped by an ISR shrink before KAFKA-15021, which still
+    // clears it below: docs/fidelity.md, AlterPartition commit.)
+    leader.alter_pending = kAlterAwaitingMetadata;
+    leader.alter_isr = proposed;
+    return;
   }
   if (!accept) {
     // The leader learns the current state from the next metadata update; before KIP-497

@@ -64,7 +64,11 @@ std::vector<State> PartitionModel::initial_states() const {
     rep.view_valid = 1;
     rep.view_leader = 0;
     rep.view_isr = all;
+    if (c.reassignment()) rep.view_replicas = all;
   }
+  // Brokers without a replica yet, which a reassignment may add (none otherwise).
+  for (int r = c.replication_factor; r < c.replica_slots(); ++r) s.replicas[r].view_leader = kNoNode;
+  if (c.reassignment()) s.controller.replicas = all;
   s.controller.leader = 0;
   s.controller.isr = all;
   s.controller.active = static_cast<uint8_t>(c.controller.placement == Placement::Combined ? 0 : c.brokers);
@@ -132,6 +136,7 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::StaleLeaderAndIsr: rules::apply_stale_leader_and_isr(c, s, a); break;
     case K::Pause: rules::apply_pause(c, s, a); break;
     case K::Resume: rules::apply_resume(c, s, a); break;
+    case K::Reassign: rules::apply_reassign(c, s, a); break;
     case K::kCount: break;
   }
   update_history(s);

@@ -65,6 +65,8 @@ enum class ActionKind : uint8_t {
   // Process pauses (faults.max_pauses):
   Pause,              // node `node`'s process is frozen (SIGSTOP, GC pause, VM freeze)
   Resume,             // node `node`'s process continues (SIGCONT)
+  // Reassignment (bounds.max_reassignments):
+  Reassign,           // an operator moves the partition to brokers `arg` (a set); `other` leads after
   kCount
 };
 

@@ -86,7 +86,7 @@ void produce_actions(const Config& c, const State& s, ActionList& out) {
   int records[2];
   const int n = sendable_records(c, s, records);
   for (int i = 0; i < n; ++i) {
-    for (int b = 0; b < c.replication_factor; ++b) {
+    for (int b = 0; b < c.replica_slots(); ++b) {
       const NodeState& node = s.nodes[b];
       // A paused broker does not read its socket: the request waits (no step) until it resumes.
       if (!runs(s, b) || (node.cut & kCutFromClients)) continue;

@@ -7,7 +7,11 @@
 
 namespace isr::spec::rules {
 
-bool is_replica(const Config& c, int node) { return node >= 0 && node < c.replication_factor; }
+bool is_replica(const Config& c, int node) { return node >= 0 && node < c.replica_slots(); }
+
+NodeSet assignment(const Config& c, const ControllerState& ctl) {
+  return c.reassignment() ? ctl.replicas : static_cast<NodeSet>((1u << c.replication_factor) - 1);
+}
 
 bool live_voter(const Config& c, const State& s, int node) {
   return c.is_voter(node) && runs(s, node) && !(s.nodes[node].cut & kCutFromQuorum);

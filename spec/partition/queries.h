@@ -7,7 +7,12 @@
 
 namespace isr::spec::rules {
 
+// Whether `node` may hold a replica of the partition (a replica slot: the fixed
+// replicas, or with reassignment every broker).
 bool is_replica(const Config& c, int node);
+// The controller's assignment (PartitionRegistration.replicas): brokers
+// 0..replication_factor-1 while it is fixed, else the state's (reassignment, controller.cc).
+NodeSet assignment(const Config& c, const ControllerState& ctl);
 // The node's process runs: alive and not paused (faults.max_pauses). A paused process
 // keeps its memory and its disk but takes no step: it sends no fetch and no heartbeat,
 // answers no request (requests to it wait in its socket) and writes nothing.

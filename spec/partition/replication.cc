@@ -16,6 +16,10 @@ namespace {
 bool leader_refuses(const Config& c, const State& s, int follower, int leader) {
   // NOT_LEADER_OR_FOLLOWER: the target does not believe it leads.
   if (!believes_leader(s, leader)) return true;
+  // Reassignment: Partition.fetchRecords answers NOT_LEADER_OR_FOLLOWER to a replica that
+  // is not in the leader's assignment (getReplica finds none): an added replica fetches
+  // once its leader has replayed the change, a removed one no longer does.
+  if (c.reassignment() && !contains(s.replicas[leader].view_replicas, follower)) return true;
   // KIP-320: requests carry the requester's current leader epoch; the leader answers
   // FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) instead of serving it.
   if (c.fixes.fetch_epoch_fencing &&
@@ -69,7 +73,7 @@ bool changes_anything(const Config& c, const State& s, const Action& a) {
 }  // namespace
 
 void replication_actions(const Config& c, const State& s, ActionList& out) {
-  for (int f = 0; f < c.replication_factor; ++f) {
+  for (int f = 0; f < c.replica_slots(); ++f) {
     const ReplicaState& r = s.replicas[f];
     if (!runs(s, f)) continue;  // a paused follower neither fetches nor handles a response
     if (r.response.kind != static_cast<uint8_t>(FetchReply::None)) {

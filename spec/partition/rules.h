@@ -53,6 +53,10 @@ struct PartitionChange {
   NodeSet unclean_shutdown = 0;
   bool allow_unclean = false;
   bool from_leader = false;  // an AlterPartition from the leader (not the controller's own change)
+  // AlterPartitionReassignments (KIP-455): the change sets the assignment (replicas,
+  // adding, removing) instead of keeping the controller's (controller.cc).
+  bool sets_assignment = false;
+  NodeSet replicas = 0, adding = 0, removing = 0;
 };
 // The leaders the election in `change` may end with: the current leader when it stays
 // valid, else every valid candidate (any of them: the assignment order that makes Kafka's
@@ -131,6 +135,25 @@ void apply_unclean_election(const Config& c, State& s, const Action& a);
 void apply_preferred_election(const Config& c, State& s, const Action& a);
 void apply_metadata_update(const Config& c, State& s, const Action& a);
 void apply_controller_failover(const Config& c, State& s, const Action& a);
+// Partition reassignment (reassignment.cc, bounds.max_reassignments).
+void reassignment_actions(const Config& c, const State& s, ActionList& out);
+void apply_reassign(const Config& c, State& s, const Action& a);
+// The change that starts a reassignment of the partition to `target`
+// (ReplicationControlManager.changePartitionReassignment, PartitionReassignmentReplicas).
+PartitionChange reassignment_change(const State& s, NodeSet target);
+// AlterPartition's arg when the change it commits moves leadership (a reassignment
+// completing without the leader): `other` is the leader elected.
+inline constexpr int kAlterElects = 1;
+// ReplicaState::alter_pending once the controller answered NEW_LEADER_ELECTED: the change
+// committed and removed this leader; the proposal stays pending, not in flight, until the
+// broker's metadata update (Partition.handleAlterPartitionError).
+inline constexpr uint8_t kAlterAwaitingMetadata = 2;
+// The leaders an AlterPartition from `leader` elects when its change takes leadership
+// from it, 0 when the leader stays or the controller rejects it (isr.cc).
+NodeSet alter_partition_new_leaders(const Config& c, const State& s, int leader);
+// A replica leaves broker `b`: the broker replays that it is no longer assigned
+// (ReplicaManager.applyDelta -> stopPartitions with deletion): its log and view are gone.
+void remove_replica(State& s, int b);
 
 // --- ZooKeeper-mode controller (zookeeper.cc) -------------------------------------------
 

@@ -117,6 +117,10 @@ struct ReplicaState {
 
   // Follower side: the response to its one outstanding fetch.
   FetchResponse response{};
+  // The assignment (replicas) of the broker's view; only with reassignment
+  // (bounds.max_reassignments), zero otherwise. The leader serves fetches from, and
+  // lets into the ISR, only the replicas of its view (Partition.updateAssignmentAndIsr).
+  NodeSet view_replicas = 0;
 };
 
 // The controller's committed partition metadata and broker registrations.
@@ -154,6 +158,12 @@ struct ControllerState {
   // before its newest request, a leader epoch that makes the broker not leader. The
   // broker's MetadataUpdate replays the whole queue (zookeeper.cc, zk_queue_leader_change).
   NodeSet zk_queued_demotion = 0;
+  // Reassignment (KIP-455, bounds.max_reassignments; zero otherwise):
+  // PartitionRegistration.replicas, addingReplicas and removingReplicas. During a
+  // reassignment `replicas` is the target plus the replicas being removed.
+  NodeSet replicas = 0;
+  NodeSet adding = 0;
+  NodeSet removing = 0;
 };
 
 // The outcome of each producer send, as the application sees it.
@@ -202,6 +212,8 @@ struct FaultCounters {
   uint8_t leader_moves = 0;  // preferred-replica elections so far
   uint8_t lost_produce_responses = 0;
   uint8_t pauses = 0;        // process pauses so far (faults.max_pauses)
+  uint8_t reassignments = 0; // AlterPartitionReassignments so far (bounds.max_reassignments)
+  uint8_t pad_ = 0;          // always 0: keeps the struct free of padding
 };
 
 struct State {

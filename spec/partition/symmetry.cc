@@ -30,14 +30,15 @@ using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 void relabel(const Config& c, const Perm& p, const State& s, State& t) {
   t = s;
   for (int n = 0; n < c.nodes(); ++n) t.nodes[p[n]] = s.nodes[n];
-  for (int r = 0; r < c.replication_factor; ++r) {
+  for (int r = 0; r < c.replica_slots(); ++r) {
     const ReplicaState& from = s.replicas[r];
     ReplicaState& to = t.replicas[p[r]];
     to = from;
     to.view_leader = map_id(p, from.view_leader, kNoNode);
     to.view_isr = map_set(p, from.view_isr);
     to.alter_isr = map_set(p, from.alter_isr);
-    for (int f = 0; f < c.replication_factor; ++f) {
+    to.view_replicas = map_set(p, from.view_replicas);
+    for (int f = 0; f < c.replica_slots(); ++f) {
       to.fetch_offset[p[f]] = from.fetch_offset[f];
       to.fetch_broker_epoch[p[f]] = from.fetch_broker_epoch[f];
     }
@@ -78,7 +79,11 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   flags |= uint64_t{ctl.deposed == n + 1} << 17;
   flags |= uint64_t{contains(ctl.zk_queued_demotion, n)} << 18;
   flags |= uint64_t{ctl.registered_epoch[n]} << 24;
-  if (n < c.replication_factor) {
+  // Reassignment (KIP-455): whether n is assigned, being added or being removed.
+  flags |= uint64_t{contains(ctl.replicas, n)} << 56;
+  flags |= uint64_t{contains(ctl.adding, n)} << 57;
+  flags |= uint64_t{contains(ctl.removing, n)} << 58;
+  if (n < c.replica_slots()) {
     const ReplicaState& r = s.replicas[n];
     flags |= uint64_t{r.new_directory} << 19;
     flags |= uint64_t{r.view_leader == n ? 1u : (r.view_leader == kNoNode ? 2u : 0u)} << 20;
@@ -98,7 +103,7 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   // How the controller's leader sees node n (its fetch state and ISR views): label-free
   // facts too (the leader is named by its role), and the ones that most often tell
   // otherwise identical followers apart, so that fewer tied orderings are relabelled.
-  if (ctl.leader < c.replication_factor && n < c.replication_factor) {
+  if (ctl.leader < c.replica_slots() && n < c.replica_slots()) {
     const ReplicaState& l = s.replicas[ctl.leader];
     h.add(uint64_t{l.fetch_offset[n]} | uint64_t{l.fetch_broker_epoch[n]} << 8 |
           uint64_t{contains(l.view_isr, n)} << 16 | uint64_t{contains(l.alter_isr, n)} << 17);
@@ -120,6 +125,9 @@ void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.directory_offline = map_set(p, from.directory_offline);
   image.fenced = map_set(p, from.fenced);
   image.zk_queued_demotion = map_set(p, from.zk_queued_demotion);
+  image.replicas = map_set(p, from.replicas);
+  image.adding = map_set(p, from.adding);
+  image.removing = map_set(p, from.removing);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 

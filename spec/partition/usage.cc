@@ -18,12 +18,13 @@ enum Bit : uint32_t {
   kPause,
   kRetry,            // a producer retry
   kLeaderMove,       // a preferred-replica election
+  kReassignment,     // an AlterPartitionReassignments (bounds.max_reassignments)
   kBitCount
 };
 
 constexpr std::string_view kNames[] = {"unclean-election", "elr",          "crash",         "lossy-crash",
                                        "disk-loss",        "clean-shutdown", "network-cut", "lost-produce-response",
-                                       "pause",            "retry",        "leader-move"};
+                                       "pause",            "retry",        "leader-move",   "reassignment"};
 static_assert(std::size(kNames) == kBitCount);
 
 constexpr uint32_t bit(Bit b) { return uint32_t{1} << b; }
@@ -47,6 +48,7 @@ uint32_t usage_seen(const State& s) {
   if (s.faults.pauses > 0) seen |= bit(kPause);
   if (s.producer.retries > 0) seen |= bit(kRetry);
   if (s.faults.leader_moves > 0) seen |= bit(kLeaderMove);
+  if (s.faults.reassignments > 0) seen |= bit(kReassignment);
   return seen;
 }
 
@@ -109,6 +111,9 @@ std::vector<UnusedSwitch> unused_switches(const Config& c, uint32_t used) {
                                                                        : std::string()},
       {"bounds.max_leader_moves", c.bounds.max_leader_moves, kLeaderMove, "no preferred-replica election happened",
        crashes <= 0 ? raise("faults.max_crashes", 1) : std::string()},
+      // A reassignment needs only the controller quorum; an epoch bound may stop it
+      // (the change it commits bumps the partition epoch), which no single hint covers.
+      {"bounds.max_reassignments", c.bounds.max_reassignments, kReassignment, "no reassignment was submitted", ""},
   };
   for (const Budget& b : budgets) {
     if (b.value > 0 && unused(b.b)) {

@@ -51,9 +51,9 @@ bool hw_is_claim(const State& s, int r) {
 }  // namespace
 
 bool log_matching(const Config& c, const State& s) {
-  for (int a = 0; a < c.replication_factor; ++a) {
+  for (int a = 0; a < c.replica_slots(); ++a) {
     if (!hw_is_claim(s, a)) continue;
-    for (int b = a + 1; b < c.replication_factor; ++b) {
+    for (int b = a + 1; b < c.replica_slots(); ++b) {
       if (!hw_is_claim(s, b)) continue;
       const ReplicaState& x = s.replicas[a];
       const ReplicaState& y = s.replicas[b];
@@ -66,9 +66,9 @@ bool log_matching(const Config& c, const State& s) {
 }
 
 bool single_leader_per_epoch(const Config& c, const State& s) {
-  for (int a = 0; a < c.replication_factor; ++a) {
+  for (int a = 0; a < c.replica_slots(); ++a) {
     if (!rules::believes_leader(s, a)) continue;
-    for (int b = a + 1; b < c.replication_factor; ++b) {
+    for (int b = a + 1; b < c.replica_slots(); ++b) {
       if (rules::believes_leader(s, b) &&
           s.replicas[a].view_leader_epoch == s.replicas[b].view_leader_epoch) {
         return false;
@@ -79,7 +79,7 @@ bool single_leader_per_epoch(const Config& c, const State& s) {
 }
 
 bool no_duplicates(const Config& c, const State& s) {
-  for (int r = 0; r < c.replication_factor; ++r) {
+  for (int r = 0; r < c.replica_slots(); ++r) {
     const ReplicaState& rep = s.replicas[r];
     uint32_t seen = 0;
     for (int i = 0; i < rep.leo; ++i) {

@@ -33,7 +33,7 @@ bool acked(const State& s, int record) {
 // controller has handled the re-registration as a bounce).
 bool members_hold_committed(const Config& c, const State& s, int leader, NodeSet members) {
   const ReplicaState& l = s.replicas[leader];
-  for (int m = 0; m < c.replication_factor; ++m) {
+  for (int m = 0; m < c.replica_slots(); ++m) {
     if (m == leader || !contains(members, m)) continue;
     if (!s.nodes[m].alive || s.nodes[m].broker_epoch == 0) continue;
     // ZooKeeper mode: likewise until the controller has handled its bounce (KIP-380),
@@ -62,7 +62,7 @@ bool no_committed_loss_globally(const Config& c, const State& s) {
   for (int k = 1; k <= c.bounds.max_records; ++k) {
     if (!acked(s, k)) continue;
     bool somewhere = false;
-    for (int r = 0; r < c.replication_factor && !somewhere; ++r) somewhere = log_has(s.replicas[r], k);
+    for (int r = 0; r < c.replica_slots() && !somewhere; ++r) somewhere = log_has(s.replicas[r], k);
     if (!somewhere) return false;
   }
   return true;
@@ -76,7 +76,11 @@ bool strong_isr(const Config& c, const State& s) {
 bool leader_completeness(const Config& c, const State& s) {
   const int l = rules::active_leader(s);
   if (l < 0) return true;
-  const NodeSet candidates = s.controller.isr | (c.eligible_leader_replicas ? s.controller.elr : 0);
+  NodeSet candidates = s.controller.isr | (c.eligible_leader_replicas ? s.controller.elr : 0);
+  // Elections take candidates from the replicas only (PartitionChangeBuilder.electAnyLeader
+  // streams targetReplicas): a replica a reassignment removed while the ISR was below min
+  // ISR stays in the ELR (maybePopulateTargetElr starts from the old ISR) but cannot lead.
+  candidates &= rules::assignment(c, s.controller);
   return members_hold_committed(c, s, l, candidates);
 }
 
