@@ -29,6 +29,9 @@ else
   targets=("$1")
 fi
 
+# Fuzzers running at once (below); checked before the build, which takes minutes.
+lanes="${ISRCHECK_FUZZ_JOBS:-$(nproc)}"
+[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: ISRCHECK_FUZZ_JOBS must be a positive integer, not '$lanes'" >&2; exit 2; }
 "$root/scripts/install-deps.sh" --fuzz
 configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_FUZZ=ON
            -DCMAKE_CXX_COMPILER=clang++-14)
@@ -77,20 +80,9 @@ fuzz_one() {
 # still gets its SECONDS on a core of its own, and `--all` takes about SECONDS x targets
 # / lanes of wall time (CI: 9 x 30 s on 2 cores, 150 s instead of 270 s). Each lane
 # stops at its first failure; every lane's outcome is waited for before the exit.
-lanes="${ISRCHECK_FUZZ_JOBS:-$(nproc)}"
-[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: ISRCHECK_FUZZ_JOBS must be a positive integer, not '$lanes'" >&2; exit 2; }
-run_lanes() {
-  local lane pids=() failed=0
-  for ((lane = 0; lane < lanes; ++lane)); do
-    (
-      for ((i = lane; i < ${#targets[@]}; i += lanes)); do fuzz_one "${targets[$i]}" || exit 1; done
-    ) &
-    pids+=($!)
-  done
-  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
-  return "$failed"
-}
-if ! phase "fuzz.sh: fuzzing ${#targets[@]} targets, $seconds s each, $lanes at a time" run_lanes; then
+source "$root/scripts/lanes.sh"
+if ! phase "fuzz.sh: fuzzing ${#targets[@]} targets, $seconds s each, $lanes at a time" \
+       run_in_lanes "$lanes" fuzz_one "${targets[@]}"; then
   echo "fuzz.sh: a target failed (above)" >&2
   exit 1
 fi
