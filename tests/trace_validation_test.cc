@@ -34,9 +34,10 @@ const std::string kRecordings = kSource + "/tests/data/recordings/";
 
 // CI's sanitizer pass (.ci/README.md) does not search the recordings whose searches are
 // the largest: a, h-corpus-acks-1-lost-response-duplicates and i take 15.7 of the 18 s of
-// CPU the ten take here, ~190 s under ASan. The seven searches it keeps run the same code
-// (b's keeps 29,308 states, so the visited set and the frontiers still grow); the plain
-// pass, which CI runs first, searches every recording. All ten are still parsed.
+// CPU the ten take here, ~190 s under ASan (and a's recording made on the model, ~45 s).
+// The seven searches it keeps run the same code (b's keeps 29,308 states, so the visited
+// set and the frontiers still grow); the plain pass, which CI runs first, searches every
+// recording. All of them are still parsed.
 #if defined(__SANITIZE_ADDRESS__)
 bool searched_in_this_build(const std::string& recording) {
   return recording != "a-rf3-kill-leader-acked-kept" && recording != "i-release-pair-kip-966" &&
