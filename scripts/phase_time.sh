@@ -8,6 +8,9 @@ phase() {
   local name="$1"
   shift
   echo "phase: $name: start $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores" >&2
-  local TIMEFORMAT="phase: $name: %0R s wall, %0U s user + %0S s sys CPU"
-  time "$@"
+  local TIMEFORMAT="phase: $name: %0R s wall, %0U s user + %0S s sys CPU" status=0
+  # `|| status=$?`: a failure must not end a `set -e` shell here, under this TIMEFORMAT
+  # (an enclosing `time` would then report with it); the caller's `set -e` acts on return.
+  time "$@" || status=$?
+  return "$status"
 }
