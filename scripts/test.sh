@@ -17,20 +17,18 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 
-"$root/scripts/install-deps.sh"
+source "$root/scripts/phase_time.sh"
+pass="test.sh${build_args[*]:+ ${build_args[*]}}"
+phase "$pass: install-deps" "$root/scripts/install-deps.sh"
 # Headless Chromium for the browser test of the matrix HTML report (label `browser`).
-"$root/scripts/install-browser.sh"
+phase "$pass: install-browser" "$root/scripts/install-browser.sh"
 # The conformance tests (ctest label `kafka`) run real Apache Kafka: a JDK, Maven, the
 # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). The sanitizer pass
 # excludes them (.ci/run: -LE 'slow|kafka'): nothing of ours is instrumented in a JVM.
 if [[ -z "${build_args[*]}" ]]; then
   # 3.9.1 too: the release pair (issue 16 point 7) runs its 3.9 half on it.
-  "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1
+  phase "$pass: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1
 fi
-# Build and test times are printed apart: CI's budget is mostly build time.
-start=$SECONDS
-"$root/scripts/build.sh" "${build_args[@]}"
-echo "test.sh: built $build_dir in $((SECONDS - start)) s" >&2
-start=$SECONDS
-ctest --test-dir "$build_dir" --output-on-failure -j "${ISRCHECK_TEST_JOBS:-2}" "$@"
-echo "test.sh: tests ran in $((SECONDS - start)) s" >&2
+# Build and test times are printed apart, wall and CPU (.ci/README.md: the budget).
+phase "$pass: build $build_dir" "$root/scripts/build.sh" "${build_args[@]}"
+phase "$pass: ctest" ctest --test-dir "$build_dir" --output-on-failure -j "${ISRCHECK_TEST_JOBS:-2}" "$@"

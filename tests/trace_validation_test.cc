@@ -32,6 +32,21 @@ const std::string kSource = ISRCHECK_SOURCE_DIR;
 const std::string kSuite = kSource + "/conformance/suite/";
 const std::string kRecordings = kSource + "/tests/data/recordings/";
 
+// CI's sanitizer pass (.ci/README.md) does not search the recordings whose searches are
+// the largest: a, h-corpus-acks-1-lost-response-duplicates and i take 15.7 of the 18 s of
+// CPU the ten take here, ~190 s under ASan (and a's recording made on the model, ~45 s).
+// The seven searches it keeps run the same code (b's keeps 29,308 states, so the visited
+// set and the frontiers still grow); the plain pass, which CI runs first, searches every
+// recording. All of them are still parsed.
+#if defined(__SANITIZE_ADDRESS__)
+bool searched_in_this_build(const std::string& recording) {
+  return recording != "a-rf3-kill-leader-acked-kept" && recording != "i-release-pair-kip-966" &&
+         recording != "h-corpus-acks-1-lost-response-duplicates";
+}
+#else
+bool searched_in_this_build(const std::string&) { return true; }
+#endif
+
 std::string header_line(const json& model_config) {
   return json({{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}})
              .dump() +
@@ -157,6 +172,7 @@ TEST(TraceValidation, TheModelsOwnRunOfAScenarioIsExplained) {
   for (const auto& [name, bound] : {std::pair{"e-unclean-off-offline", 8}, std::pair{"b-acks1-leader-loss", 8},
                                     std::pair{"a-rf3-kill-leader-acked-kept", 4}}) {
     const std::string text = record_on_model(io::files::read_json_file(kSuite + name + ".json"));
+    if (!searched_in_this_build(name)) continue;
     const ValidationResult r = validate_text(text, bound);
     EXPECT_EQ(r.verdict, V::Explained) << name << ": " << r.to_json().dump(1);
     EXPECT_EQ(r.explained, r.events) << name;
@@ -220,13 +236,14 @@ TEST(TraceValidation, TheRealKafkaRecordingsAreExplained) {
                                             // more than 8 internal actions before the last wait.
                                             std::tuple{"i-release-pair-kip-966", 12, 16u}}) {
     const std::string text = read(kRecordings + name + ".jsonl");
-    const ValidationResult r = validate_text(text, bound);
-    EXPECT_EQ(r.verdict, V::Explained) << name << ": " << r.to_json().dump(1);
-    EXPECT_EQ(r.events, events) << name;
     // Recorded by conform on Kafka 4.4.0, and the whole run: nothing cut short.
     const Recording rec = parse_recording(text);
     EXPECT_EQ(rec.header["kafka_version"], "4.4.0");
     EXPECT_EQ(rec.header["complete"], true);
+    if (!searched_in_this_build(name)) continue;
+    const ValidationResult r = validate_text(text, bound);
+    EXPECT_EQ(r.verdict, V::Explained) << name << ": " << r.to_json().dump(1);
+    EXPECT_EQ(r.events, events) << name;
   }
 }
 
