@@ -82,7 +82,8 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   sig.self_flags[6] = ctl.registered_epoch[n];
   sig.self_flags[7] = s.producer.inflight_leader == n;
   sig.self_flags[8] = s.history.last_leader == n;
-  sig.self_flags[10] = static_cast<uint8_t>((ctl.deposed == n + 1) | (contains(ctl.zk_queued_demotion, n) << 1));
+  sig.self_flags[10] = static_cast<uint8_t>((ctl.deposed == n + 1) | (contains(ctl.zk_queued_demotion, n) << 1) |
+                                            (contains(ctl.zk_queued_reconcile, n) << 2));
   if (n < c.replication_factor) {
     const ReplicaState& r = s.replicas[n];
     std::memcpy(sig.log, r.log, sizeof sig.log);
@@ -110,6 +111,7 @@ void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.directory_offline = map_set(p, from.directory_offline);
   image.fenced = map_set(p, from.fenced);
   image.zk_queued_demotion = map_set(p, from.zk_queued_demotion);
+  image.zk_queued_reconcile = map_set(p, from.zk_queued_reconcile);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 
