@@ -61,13 +61,14 @@ TEST(Corpus, EveryFixToggleHasAPairOrADocumentedReason) {
       {"maximal_isr", "maximal-isr-off-shrink-before-commit"},
       {"alter_partition_broker_epochs", "stale-broker-epoch-isr-join"},
       {"hw_frozen_below_min_isr", "hw-advances-below-min-isr"},
+      {"unclean_restart_leaves_elr", "unclean-restart-stays-in-elr"},
       {"isr_join_unfenced_only", "isr-join-fenced-replica"},
       {"bounced_broker_epochs", "kip-320-unnoticed-bounce"},
       {"reconcile_on_epoch_gap", "missed-epoch-divergence"},
   };
   const std::vector<std::string> documented = {
       "reconcile_on_every_epoch", "leader_epoch_cached_on_election", "isr_join_epoch_start",
-      "unclean_restart_leaves_elr", "last_known_elr",
+      "last_known_elr",
       "last_known_leader_unfenced", "isr_shrink_keeps_leader_epoch", "directory_assignment",
       "controller_epoch_zk_version"};
   const std::string table = slurp(std::string(ISRCHECK_SOURCE_DIR) + "/docs/model.md");
@@ -101,7 +102,7 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
                                "kip-903-last-replica-disk-loss", "retry-duplicates-without-idempotence",
                                "acks-1-lost-response-duplicates", "missed-epoch-divergence",
                                "isr-join-fenced-replica", "stale-broker-epoch-isr-join",
-                               "hw-advances-below-min-isr"}) {
+                               "hw-advances-below-min-isr", "unclean-restart-stays-in-elr"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   }
   // Each generation step: the unsafe side runs the older generation, the fix the next.
