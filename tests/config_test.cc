@@ -261,8 +261,10 @@ TEST(ConfigFixes, UnknownFixIsAnError) {
 }
 
 TEST(ConfigFixes, DescriptionsCoverEveryToggleOnce) {
-  EXPECT_EQ(all_fixes().size(), 16u);  // + the ZooKeeper-mode controller_epoch_zk_version, bounced_broker_epochs,
-                                       // + KIP-858 directory_assignment
+  EXPECT_EQ(all_fixes().size(), 19u);  // + the ZooKeeper-mode controller_epoch_zk_version, bounced_broker_epochs,
+                                       // + KIP-858 directory_assignment, + the follower's truncation decision
+                                       // of 2.0.1/2.1.0 (reconcile_on_epoch_gap, reconcile_on_every_epoch,
+                                       // leader_epoch_cached_on_election)
   std::vector<std::string> names;
   for (const auto& f : all_fixes()) {
     EXPECT_FALSE(f.description.empty()) << f.name;

@@ -17,6 +17,7 @@
 #include "analysis/corpus_models.h"
 #include "counterexamples/trace/replay.h"
 #include "spec/kraft/kraft_config.h"
+#include "spec/partition/config.h"
 #include "tests/trace_test_support.h"
 
 namespace isr::analysis {
@@ -47,6 +48,47 @@ const CorpusEntry& first_safety_entry() {
 
 // --- the corpus itself ------------------------------------------------------------------
 
+// Issue 24 item 5: every toggle of `list fixes` has a corpus pair whose two sides differ in
+// that toggle (the hazard with the fix off, holding with it on), or is one of those
+// docs/model.md gives a reason for ("Every toggle and its corpus pair"); either way the
+// toggle has its row in that table. A new toggle fails here until it has one of the two.
+TEST(Corpus, EveryFixToggleHasAPairOrADocumentedReason) {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"leader_epoch_truncation", "hw-truncation-leader-change"},
+      {"largest_epoch_lookup", "kip-101-divergent-epochs"},
+      {"fetch_epoch_fencing", "kip-279-stale-follower-hw"},
+      {"reelected_leader_keeps_followers", "reelected-leader-stale-follower"},
+      {"maximal_isr", "maximal-isr-off-shrink-before-commit"},
+      {"alter_partition_broker_epochs", "stale-broker-epoch-isr-join"},
+      {"hw_frozen_below_min_isr", "hw-advances-below-min-isr"},
+      {"unclean_restart_leaves_elr", "unclean-restart-stays-in-elr"},
+      {"isr_join_unfenced_only", "isr-join-fenced-replica"},
+      {"bounced_broker_epochs", "kip-320-unnoticed-bounce"},
+      {"reconcile_on_epoch_gap", "missed-epoch-divergence"},
+  };
+  const std::vector<std::string> documented = {
+      "reconcile_on_every_epoch", "leader_epoch_cached_on_election", "isr_join_epoch_start",
+      "last_known_elr",
+      "last_known_leader_unfenced", "isr_shrink_keeps_leader_epoch", "directory_assignment",
+      "controller_epoch_zk_version"};
+  const std::string table = slurp(std::string(ISRCHECK_SOURCE_DIR) + "/docs/model.md");
+  for (const auto& fix : spec::all_fixes()) {
+    const std::string name(fix.name);
+    EXPECT_NE(table.find("| `" + name + "` | "), std::string::npos) << name << ": no row in docs/model.md";
+    const auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) { return p.first == name; });
+    if (pair == pairs.end()) {
+      EXPECT_NE(std::find(documented.begin(), documented.end(), name), documented.end())
+          << name << ": neither a corpus pair nor a documented reason";
+      continue;
+    }
+    const auto entry = std::find_if(corpus().entries.begin(), corpus().entries.end(),
+                                    [&](const CorpusEntry& e) { return e.name == pair->second; });
+    ASSERT_NE(entry, corpus().entries.end()) << pair->second;
+    EXPECT_NE(entry->unsafe_config.at("fixes").at(name), entry->fixed_config.at("fixes").at(name))
+        << pair->second << " does not switch " << name;
+  }
+}
+
 TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   std::vector<std::string> names;
   for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
@@ -58,7 +100,9 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
                                "kip-320-unnoticed-bounce",
                                "maximal-isr-off-shrink-before-commit", "kip-497-stale-incarnation",
                                "kip-903-last-replica-disk-loss", "retry-duplicates-without-idempotence",
-                               "acks-1-lost-response-duplicates", "reassignment-below-min-isr"}) {
+                               "acks-1-lost-response-duplicates", "missed-epoch-divergence", "reassignment-below-min-isr",
+                               "isr-join-fenced-replica", "stale-broker-epoch-isr-join",
+                               "hw-advances-below-min-isr", "unclean-restart-stays-in-elr"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   }
   // Each generation step: the unsafe side runs the older generation, the fix the next.

@@ -136,11 +136,12 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
     CHECK_THAT(ctl.deposed == 0 || ctl.deposed - 1 != ctl.active, "the controller is not its own deposed predecessor");
     CHECK_THAT((ctl.zk_queued_demotion >> c.replication_factor) == 0, "only replicas have a LeaderAndIsr queue");
     CHECK_THAT((ctl.zk_queued_demotion & ctl.fenced) == 0, "a fenced broker has no queue at the controller");
+    CHECK_THAT((ctl.zk_queued_reconcile >> c.replication_factor) == 0, "only replicas reconcile");
   } else {
     CHECK_THAT(c.is_voter(ctl.active), "the active controller is a voter");
     CHECK_THAT(ctl.state_controller_epoch == 0 && ctl.deposed == 0 && ctl.deposed_epoch == 0 &&
                    ctl.deposed_wrote == 0 && ctl.controller_vacant == 0 && ctl.controller_stopped == 0 &&
-                   ctl.zk_queued_demotion == 0,
+                   ctl.zk_queued_demotion == 0 && ctl.zk_queued_reconcile == 0,
                "ZooKeeper-only controller fields stay zero under KRaft");
     for (int n = 0; n < kMaxNodes; ++n)
       CHECK_THAT(s.nodes[n].zk_registered == 0 && s.nodes[n].zk_epoch == 0 && s.nodes[n].controller_epoch_seen == 0,

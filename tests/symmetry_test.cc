@@ -80,6 +80,7 @@ State relabel(const Config& c, const Perm& p, const State& s) {
   ctl.fenced = map_set(p, s.controller.fenced);
   ctl.directory_offline = map_set(p, s.controller.directory_offline);
   ctl.zk_queued_demotion = map_set(p, s.controller.zk_queued_demotion);
+  ctl.zk_queued_reconcile = map_set(p, s.controller.zk_queued_reconcile);
   ctl.deposed = s.controller.deposed == 0 ? 0 : static_cast<uint8_t>(p[s.controller.deposed - 1] + 1);
   t.producer.inflight_leader = map_id(p, s.producer.inflight_leader);
   t.history.last_leader = map_id(p, s.history.last_leader);

@@ -57,7 +57,7 @@ std::string action_name(const KraftModel&, const KraftAction& a) {
   const std::string o = std::to_string(a.other);
   switch (a.kind) {
     case KraftActionKind::Timeout: return "Timeout(voter=" + n + ")";
-    case KraftActionKind::Vote: return "Vote(candidate=" + n + ", voter=" + o + ")";
+    case KraftActionKind::Vote: return "Vote(candidate=" + n + ", voter=" + o + (a.arg ? ", response lost)" : ")");
     case KraftActionKind::BeginEpoch: return "BeginEpoch(leader=" + n + ", voter=" + o + ")";
     case KraftActionKind::Fetch:
       return "Fetch(follower=" + n + ", leader=" + o + (a.arg ? ", response lost)" : ")");
@@ -81,7 +81,11 @@ json action_to_json(const KraftModel& m, const KraftAction& a) {
     case KraftActionKind::Heal: j["voter"] = a.node; break;
     case KraftActionKind::Append:
     case KraftActionKind::Resign: j["leader"] = a.node; break;
-    case KraftActionKind::Vote: j["candidate"] = a.node; j["voter"] = a.other; break;
+    case KraftActionKind::Vote:
+      j["candidate"] = a.node;
+      j["voter"] = a.other;
+      if (a.arg == 1) j["response_lost"] = true;  // absent otherwise: older traces stay as they were
+      break;
     case KraftActionKind::BeginEpoch: j["leader"] = a.node; j["voter"] = a.other; break;
     case KraftActionKind::Fetch:
       j["follower"] = a.node;

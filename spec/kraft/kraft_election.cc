@@ -100,6 +100,15 @@ void election_actions(const KraftConfig& c, const KraftState& s, ActionList& lis
     for (int v = 0; v < c.voters; ++v) {
       if (v == cand || has(x.granted, v) || !connected(s, cand, v)) continue;
       add_if_changes(K::Vote, cand, v, apply_vote);
+      // The same request, its response lost (budget faults.max_lost_responses): the voter
+      // handled it, the candidate never counts it. Without this variant a vote that
+      // completes a majority always made the candidate leader at once, while in Kafka the
+      // candidate may time out first (CandidateState's election timer; the Vote is resent
+      // only until then), leaving an epoch whose majority voted and that has no leader.
+      if (s.faults.lost_responses >= c.faults.max_lost_responses) continue;
+      next = s;
+      apply_vote(c, next, KraftAction{K::Vote, static_cast<uint8_t>(cand), static_cast<uint8_t>(v), 1});
+      if (std::memcmp(&next.voters, &s.voters, sizeof s.voters) != 0) list.add(K::Vote, cand, v, 1);
     }
   }
   for (int l = 0; l < c.voters; ++l) {
@@ -128,11 +137,14 @@ void apply_timeout(const KraftConfig& c, KraftState& s, const KraftAction& a) {
 void apply_vote(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   Voter& cand = s.voters[a.node];
   Voter& voter = s.voters[a.other];
+  const bool lost = a.arg == 1;  // the response never reaches the candidate
+  if (lost) ++s.faults.lost_responses;
   // KIP-853: the request names the voter's key (id and directory id); a replica whose
   // directory id differs answers INVALID_VOTER_KEY and changes nothing.
   if (!is_voter(c, voter)) return;
   const int epoch = cand.epoch;
   if (epoch < voter.epoch) {
+    if (lost) return;
     // FENCED_LEADER_EPOCH: the response carries the higher epoch and, if known, its
     // leader (KafkaRaftClient.maybeHandleCommonResponse -> maybeTransition).
     if (voter.leader != kNone && voter.leader != a.node)
@@ -148,6 +160,7 @@ void apply_vote(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   // response is sent (whether it survives a crash is fixes.persist_vote, kraft_faults.cc).
   voter.voted_for = a.node;
   voter.role = static_cast<uint8_t>(Role::Voted);
+  if (lost) return;
   cand.granted |= member(a.other);
   if (count(cand.granted) >= c.majority()) become_leader(c, s, a.node);
 }

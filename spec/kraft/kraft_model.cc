@@ -21,8 +21,8 @@ using Properties = checker::PropertyTable<KraftModel, &properties::kraft_catalog
 
 // The most actions one state can enable with kMaxVoters voters: a timeout, resign,
 // append, restart, cut and heal per voter, two kinds of fetch and of crash per voter,
-// a vote and a BeginQuorumEpoch per ordered pair.
-static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 2 * kMaxVoters * (kMaxVoters - 1));
+// two kinds of vote and a BeginQuorumEpoch per ordered pair.
+static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 3 * kMaxVoters * (kMaxVoters - 1));
 
 }  // namespace
 

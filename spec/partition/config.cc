@@ -123,6 +123,22 @@ const std::vector<FixInfo> kFixes = {
      "KIP-858 (JBOD in KRaft): a replica is an acceptable leader only while its assigned log directory "
      "is online; a broker back on a new disk is not, until its AssignReplicasToDirs commits",
      Protocol::Kip966, &Fixes::directory_assignment, "3.7.0 (MV 3.7-IV2)"},
+    // The follower's truncation decision between 0.11 and 2.1 (docs/fidelity.md F13,
+    // docs/model.md "Kafka's replication fixes"). Partition.makeFollower returns whether
+    // ReplicaManager.makeFollowers restarts the fetcher, which then truncates (to the HW
+    // before KIP-101, by OffsetsForLeaderEpoch after) and drops what it had in flight.
+    {"reconcile_on_epoch_gap",
+     "KAFKA-7164: a follower whose leader is unchanged also truncates when it missed a leader epoch "
+     "(Partition.makeFollower: the new epoch is more than one above its own); off: only on a leader change",
+     Protocol::Kip320, &Fixes::reconcile_on_epoch_gap, "2.0.1"},
+    {"reconcile_on_every_epoch",
+     "KIP-320 (KAFKA-7395): a follower truncates on every new leader epoch, its leader changed or not",
+     Protocol::Kip320, &Fixes::reconcile_on_every_epoch, "2.1.0"},
+    {"leader_epoch_cached_on_election",
+     "KAFKA-7415: Partition.makeLeader caches the new epoch at the LEO before any append, so "
+     "OffsetsForLeaderEpoch answers a follower with a later epoch than the leader's log; off: UNDEFINED, "
+     "and the follower truncates to its HW",
+     Protocol::Kip320, &Fixes::leader_epoch_cached_on_election, "2.0.1"},
 };
 
 // ---- small helpers for messages and typed readers (shared: io/json_fields.h) ------

@@ -59,6 +59,10 @@ struct Fixes {
   // ZooKeeper-mode controller fixes (no effect under controller.mode=kraft).
   bool controller_epoch_zk_version = true;  // KAFKA-6082 (2.1): controller writes check /controller_epoch's zkVersion
   bool bounced_broker_epochs = true;        // KIP-380 / KAFKA-7235 (2.2): a re-registration with a new broker epoch is a bounce
+  // The follower's truncation decision between 0.11 and 2.1 (docs/fidelity.md F13).
+  bool reconcile_on_epoch_gap = true;          // KAFKA-7164 (2.0.1): a follower also reconciles after a missed leader epoch
+  bool reconcile_on_every_epoch = true;        // KAFKA-7395 (KIP-320, 2.1.0): a follower reconciles on every new leader epoch
+  bool leader_epoch_cached_on_election = true; // KAFKA-7415 (2.0.1): makeLeader caches its epoch's start offset
 };
 
 struct ControllerConfig {

@@ -196,7 +196,7 @@ bool change_partition(const Config& c, State& s, const PartitionChange& change, 
       !epoch_fits(partition_epoch, c.bounds.max_partition_epoch)) {
     return false;
   }
-  if (zk_mode(c) && bump) zk_queue_leader_change(c, s);
+  if (zk_mode(c) && bump) zk_queue_leader_change(c, s, leader);
   ctl.leader = static_cast<uint8_t>(leader);
   ctl.leader_epoch = static_cast<uint8_t>(leader_epoch);
   ctl.partition_epoch = static_cast<uint8_t>(partition_epoch);
@@ -283,6 +283,7 @@ void fence(const Config& c, State& s, int broker, int new_leader) {
   const PartitionChange change = fencing_change(c, s, broker);
   s.controller.fenced |= bit(broker);
   s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(broker));  // ZooKeeper: removeBroker
+  s.controller.zk_queued_reconcile &= static_cast<NodeSet>(~bit(broker));
   change_partition(c, s, change, new_leader);
 }
 
@@ -442,6 +443,7 @@ void apply_unfence_broker(const Config& c, State& s, const Action& a) {
   // ZooKeeper mode: onBrokerStartup; the controller learns the epoch from the znode.
   if (zk_mode(c)) s.controller.registered_epoch[a.node] = s.nodes[a.node].zk_epoch;
   s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(a.node));  // addBroker: a new queue
+  if (zk_mode(c)) zk_start_queue(c, s, a.node);
   change_partition(c, s, change, a.other);
 }
 
@@ -451,7 +453,7 @@ void apply_unclean_election(const Config& c, State& s, const Action& a) {
 
 void apply_preferred_election(const Config& c, State& s, const Action& a) {
   ControllerState& ctl = s.controller;
-  if (zk_mode(c)) zk_queue_leader_change(c, s);
+  if (zk_mode(c)) zk_queue_leader_change(c, s, a.node);
   ctl.leader = a.node;
   ++ctl.leader_epoch;
   ++ctl.partition_epoch;
@@ -497,6 +499,27 @@ void reset_follower_state(const Config& c, ReplicaState& r, bool was_leader) {
 
 }  // namespace
 
+// Partition.makeFollower's answer (true: ReplicaManager.makeFollowers restarts the
+// fetcher, which truncates, to the HW before KIP-101 and by OffsetsForLeaderEpoch after,
+// and drops the fetch it had in flight). Up to 2.0.0 only a new leader did (0.10.2,
+// 0.11.0, 2.0.0: `leaderReplicaIdOpt.isDefined && leaderReplicaIdOpt.get ==
+// newLeaderBrokerId` -> false); 2.0.1 also a leader epoch more than one above the
+// broker's own (KAFKA-7164, commit 69283b4038a); 2.1.0 any new leader epoch (KIP-320,
+// KAFKA-7395, commit bcef30d614b). A restarted broker has a fresh Partition, which
+// always answers true. For a request making `b` follower of `leader` at `epoch`.
+bool follower_reconciles(const Config& c, const ReplicaState& r, int b, int leader, int epoch) {
+  if (!r.view_valid) return leader != b;
+  return follower_reconciles(c, r.view_leader, r.view_leader_epoch, b, leader, epoch);
+}
+
+bool follower_reconciles(const Config& c, int had_leader, int had_epoch, int b, int leader, int epoch) {
+  if (leader == b) return false;  // makeLeader: no fetcher
+  if (had_leader != leader) return true;
+  if (had_epoch == epoch) return false;
+  if (c.fixes.reconcile_on_every_epoch) return true;
+  return c.fixes.reconcile_on_epoch_gap && epoch > had_epoch + 1;
+}
+
 void adopt_partition_state(const Config& c, State& s, int b) {
   ReplicaState& r = s.replicas[b];
   const ControllerState& ctl = s.controller;
@@ -504,6 +527,11 @@ void adopt_partition_state(const Config& c, State& s, int b) {
   // zk_queue_leader_change) made the broker a follower first: its makeLeader then sees
   // isNewLeader, and parked produce requests were answered when it lost leadership.
   const bool demoted_in_queue = zk_take_queued_demotion(s, b);
+  const bool queued_reconcile = zk_take_queued_reconcile(s, b);
+  // The broker's own view before this update (Partition's leaderReplicaIdOpt, leaderEpoch).
+  const bool had_view = r.view_valid;
+  const int had_leader = r.view_leader;
+  const int had_epoch = r.view_leader_epoch;
   const bool led = r.view_valid && r.view_leader == b;
   const bool was_leader = led && !demoted_in_queue;
   const bool epoch_changed = !r.view_valid || r.view_leader_epoch != ctl.leader_epoch;
@@ -566,7 +594,22 @@ void adopt_partition_state(const Config& c, State& s, int b) {
     return;
   }
   if (!epoch_changed) return;
-  // Partition.makeFollower, once per new leader epoch.
+  // Partition.makeFollower, once per new leader epoch; the fetcher restarts only when it
+  // answers true. Under ZooKeeper the broker applies every queued LeaderAndIsr in turn, so
+  // the question is asked per request (zk_take_queued_reconcile); a change of leader or,
+  // with KIP-320, of epoch between the first and the last is seen by some request too,
+  // which is why the endpoints' answer (without the gap rule) may be added.
+  const bool reconcile =
+      !had_view ||
+      (zk_mode(c) ? queued_reconcile || had_leader != ctl.leader ||
+                        (c.fixes.reconcile_on_every_epoch && had_epoch != ctl.leader_epoch)
+                  : follower_reconciles(c, had_leader, had_epoch, b, ctl.leader, ctl.leader_epoch));
+  if (!reconcile) {
+    // The fetcher keeps its state (AbstractFetcherThread partitionStates untouched): a
+    // response in flight is applied, and a truncation still pending stays pending.
+    if (r.response.kind != 0) r.response.leader_epoch = ctl.leader_epoch;
+    return;
+  }
   r.response = FetchResponse{};
   if (!c.fixes.leader_epoch_truncation) {
     // Before KIP-101 a new follower truncated its log to its high watermark.

@@ -265,6 +265,7 @@ json state_to_json(const PartitionModel& m, const State& s) {
     controller["deposed_wrote"] = ctl.deposed_wrote != 0;
     // Only when set, so that traces that never queue a demotion read as before.
     if (ctl.zk_queued_demotion != 0) controller["queued_demotion"] = set_json(ctl.zk_queued_demotion);
+    if (ctl.zk_queued_reconcile != 0) controller["queued_reconcile"] = set_json(ctl.zk_queued_reconcile);
   }
   json outcomes = json::object();
   for (int k = 1; k <= c.bounds.max_records; ++k) outcomes[std::to_string(k)] = outcome_name(s.producer.outcome[k - 1]);

@@ -170,7 +170,13 @@ void apply_epoch_query(const Config& c, State& s, const Action& a) {
   ReplicaState& r = s.replicas[f];
   const ReplicaState& leader = s.replicas[l];
   if (leader_refuses(c, s, f, l)) return;  // retried after the next metadata update
-  const int leader_epoch = leader.view_leader_epoch;
+  // KAFKA-7415 (2.0.1, 2.1.0): makeLeader caches its epoch at the LEO before any append. Before
+  // it the leader's LeaderEpochFileCache held only the epochs of its log's entries, and
+  // endOffsetFor answered UNDEFINED_EPOCH_OFFSET for an epoch above its latest or below
+  // its first (0.11.0 and 2.0.0 LeaderEpochFileCache.endOffsetFor), upon which the
+  // follower truncated to its HW (AbstractFetcherThread.getOffsetTruncationState, 2.0.0).
+  const bool cached = c.fixes.leader_epoch_cached_on_election;
+  const int leader_epoch = cached ? leader.view_leader_epoch : -1;
   const int leader_start = leader.epoch_start_offset;
   // The follower asks for the end offset of its latest epoch and truncates there.
   // KIP-279 iterates until the follower's latest epoch is one the leader also has; each
@@ -178,6 +184,10 @@ void apply_epoch_query(const Config& c, State& s, const Action& a) {
   // sends nothing else in between.
   while (r.leo > 0) {
     const int epoch = latest_epoch(r);
+    if (!cached && (leader.leo == 0 || epoch > latest_epoch(leader) || epoch < leader.log[0].epoch)) {
+      truncate_to(r, r.hw);
+      break;
+    }
     if (!c.fixes.largest_epoch_lookup) {
       // KIP-101 (0.11): the leader answers the start offset of the first epoch larger
       // than the requested one, or UNDEFINED when it knows no epoch at or below it; the

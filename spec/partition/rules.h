@@ -85,6 +85,12 @@ void add_change_variants(const Config& c, const State& s, const PartitionChange&
 void election_actions(const Config& c, const State& s, ActionList& out);
 // Broker `b` takes the controller's partition state as its view (makeLeader/makeFollower).
 void adopt_partition_state(const Config& c, State& s, int b);
+// Partition.makeFollower's answer for a request making `b` follower of `leader` at
+// `epoch` (the leader's own request answers false): whether the fetcher restarts and the
+// follower truncates, per fixes.reconcile_on_epoch_gap / reconcile_on_every_epoch; from
+// `r`'s view (a restarted broker always reconciles) or from an explicit earlier request.
+bool follower_reconciles(const Config& c, const ReplicaState& r, int b, int leader, int epoch);
+bool follower_reconciles(const Config& c, int had_leader, int had_epoch, int b, int leader, int epoch);
 // Marks a clean stop the controller took no part in (no quorum to shut down through).
 inline constexpr uint8_t kWithoutController = 0xFE;
 
@@ -163,12 +169,18 @@ void zk_session_actions(const Config& c, const State& s, ActionList& out);
 // After the controller wrote the partition state znode: its controller epoch is recorded,
 // and (before KIP-380) the LeaderAndIsr it sends reaches whatever incarnation runs.
 void zk_after_controller_write(const Config& c, State& s, bool leader_changed);
-// Before the current controller writes a new leader epoch: records, per live replica,
-// whether its LeaderAndIsr queue now holds a demotion before its newest request.
-void zk_queue_leader_change(const Config& c, State& s);
+// Before the current controller writes a new leader epoch (led by `new_leader`): records,
+// per live replica, whether its LeaderAndIsr queue now holds a demotion before its newest
+// request, and whether the new request makes it reconcile (follower_reconciles).
+void zk_queue_leader_change(const Config& c, State& s, int new_leader);
+// A new queue for broker `b` (addBroker, or every broker at a controller failover): its
+// first request carries the controller's current state, which may skip leader epochs.
+void zk_start_queue(const Config& c, State& s, int b);
 // Broker `b` replays its LeaderAndIsr queue: whether a request before the newest made it
 // not leader (and clears the record). False under KRaft.
 bool zk_take_queued_demotion(State& s, int b);
+// The same for "some queued request made it reconcile" (follower_reconciles).
+bool zk_take_queued_reconcile(State& s, int b);
 // A broker writes the ISR itself (Partition.updateIsr, before KIP-497): compare-and-set
 // on the zkVersion it cached. False, leaving `s` unchanged, when the write fails.
 bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr);

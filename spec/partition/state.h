@@ -158,6 +158,11 @@ struct ControllerState {
   // before its newest request, a leader epoch that makes the broker not leader. The
   // broker's MetadataUpdate replays the whole queue (zookeeper.cc, zk_queue_leader_change).
   NodeSet zk_queued_demotion = 0;
+  // ZooKeeper mode only: the brokers for which some request in that queue (or the first
+  // one after the queue was created, compared with the broker's view) makes
+  // Partition.makeFollower answer true, so that the replay restarts the fetcher and the
+  // follower truncates (rules::follower_reconciles; docs/fidelity.md F13).
+  NodeSet zk_queued_reconcile = 0;
   // Reassignment (KIP-455, bounds.max_reassignments; zero otherwise):
   // PartitionRegistration.replicas, addingReplicas and removingReplicas. During a
   // reassignment `replicas` is the target plus the replicas being removed.

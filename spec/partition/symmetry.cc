@@ -78,6 +78,7 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   flags |= uint64_t{s.history.last_leader == n} << 16;
   flags |= uint64_t{ctl.deposed == n + 1} << 17;
   flags |= uint64_t{contains(ctl.zk_queued_demotion, n)} << 18;
+  flags |= uint64_t{contains(ctl.zk_queued_reconcile, n)} << 22;
   flags |= uint64_t{ctl.registered_epoch[n]} << 24;
   // Reassignment (KIP-455): whether n is assigned, being added or being removed.
   flags |= uint64_t{contains(ctl.replicas, n)} << 56;
@@ -128,6 +129,7 @@ void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.replicas = map_set(p, from.replicas);
   image.adding = map_set(p, from.adding);
   image.removing = map_set(p, from.removing);
+  image.zk_queued_reconcile = map_set(p, from.zk_queued_reconcile);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 

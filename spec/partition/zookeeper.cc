@@ -201,24 +201,44 @@ bool zk_leader_writes_isr(const Config& c, State& s, int leader, NodeSet isr) {
 // (Partition.makeFollower, then a makeLeader with isNewLeader true). A broker that is
 // fenced, bounced or outlives a controller failover starts from an empty queue, and its
 // next request carries the state of that moment: it may skip (clear the bit).
-void zk_queue_leader_change(const Config& c, State& s) {
+void zk_queue_leader_change(const Config& c, State& s, int new_leader) {
   ControllerState& ctl = s.controller;
   for (int b = 0; b < c.replication_factor; ++b) {
     if (contains(ctl.fenced, b)) {
       ctl.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));
+      ctl.zk_queued_reconcile &= static_cast<NodeSet>(~bit(b));
       continue;
     }
     const ReplicaState& r = s.replicas[b];
     // The request for the state before this write is still queued (not yet applied).
     const bool queued = !r.view_valid || r.view_leader_epoch < ctl.leader_epoch;
     if (queued && ctl.leader != b) ctl.zk_queued_demotion |= bit(b);
+    // The broker applies the new request right after the current state's (queued, or
+    // applied already): one leader epoch apart, so KAFKA-7164's gap never shows here.
+    if (follower_reconciles(c, ctl.leader, ctl.leader_epoch, b, new_leader, ctl.leader_epoch + 1))
+      ctl.zk_queued_reconcile |= bit(b);
   }
+}
+
+void zk_start_queue(const Config& c, State& s, int b) {
+  ControllerState& ctl = s.controller;
+  ctl.zk_queued_reconcile &= static_cast<NodeSet>(~bit(b));
+  // The first request is the current state, compared with the broker's own view: a
+  // broker that missed epochs (fenced meanwhile, or the old controller's queue lost) sees
+  // the gap KAFKA-7164 is about.
+  if (follower_reconciles(c, s.replicas[b], b, ctl.leader, ctl.leader_epoch)) ctl.zk_queued_reconcile |= bit(b);
 }
 
 bool zk_take_queued_demotion(State& s, int b) {
   const bool demoted = contains(s.controller.zk_queued_demotion, b);
   s.controller.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));
   return demoted;
+}
+
+bool zk_take_queued_reconcile(State& s, int b) {
+  const bool reconcile = contains(s.controller.zk_queued_reconcile, b);
+  s.controller.zk_queued_reconcile &= static_cast<NodeSet>(~bit(b));
+  return reconcile;
 }
 
 void zk_apply_register_broker(const Config&, State& s, const Action& a) {
@@ -241,6 +261,10 @@ void zk_apply_controller_failover(const Config& c, State& s, const Action& a) {
   // The old controller's queues are gone; the new one sends every live broker the state
   // it reads (onControllerFailover), which a broker may reach by skipping epochs.
   ctl.zk_queued_demotion = 0;
+  for (int b = 0; b < c.replication_factor; ++b) {
+    if (contains(ctl.fenced, b)) ctl.zk_queued_reconcile &= static_cast<NodeSet>(~bit(b));
+    else zk_start_queue(c, s, b);
+  }
   ctl.controller_vacant = 0;
   ctl.controller_stopped = 0;
   // onControllerFailover reads the live brokers and their epochs from /brokers/ids; the
@@ -260,10 +284,11 @@ void apply_broker_bounce(const Config& c, State& s, const Action& a) {
   // onBrokerFailure(bounced) ...
   fence(c, s, b, a.other);
   ctl.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));  // removeBroker, addBroker: a new queue
+  ctl.fenced &= static_cast<NodeSet>(~bit(b));
+  zk_start_queue(c, s, b);
   // ... then onBrokerStartup(bounced), whose OnlinePartition election may only pick the
   // broker itself (no other replica was eligible a moment ago), uncleanly when the topic
   // allows it (collectUncleanLeaderElectionState).
-  ctl.fenced &= static_cast<NodeSet>(~bit(b));
   ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
   if (ctl.leader == kNoNode) {
     bool unclean = false;
@@ -290,6 +315,10 @@ void apply_deposed_write(const Config&, State& s, const Action& a) {
 void apply_stale_leader_and_isr(const Config& c, State& s, const Action& a) {
   NodeState& n = s.nodes[a.node];
   n.controller_epoch_seen = std::max(n.controller_epoch_seen, s.controller.deposed_epoch);
+  // The deposed controller's request, one of its own queue: asked against the view.
+  ControllerState& ctl = s.controller;
+  if (follower_reconciles(c, s.replicas[a.node], a.node, ctl.leader, ctl.leader_epoch))
+    ctl.zk_queued_reconcile |= bit(a.node);
   adopt_partition_state(c, s, a.node);
 }
 
