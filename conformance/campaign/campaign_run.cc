@@ -208,6 +208,40 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
     const cut::PartitionObservation o = cluster->describe_partition();
     add({{"kind", "sample"}, {"state", observation(o)}});
   };
+  // A send the client saw time out (REQUEST_TIMED_OUT, at once or after `pending`): the
+  // client's request.timeout.ms is the model's ProduceTimeout, and the harness does not
+  // know when the broker read the request (spec/partition/produce.cc: the model's Produce
+  // is the broker handling it). So the send and its timeout are recorded as one `group`,
+  // which stays open through the release (resume, heal) of every node that held
+  // requests when it was sent (paused, or cut from clients: the request waits in its
+  // socket or proxy and is read after the client gave up). docs/campaign.md.
+  int groups = 0;
+  int open_group = 0;
+  std::set<int> group_waits_for;  // nodes whose release closes open_group
+  std::set<int> holding;          // paused or cut from clients now
+  auto add_grouped = [&](json event) {
+    if (open_group > 0) event["group"] = open_group;
+    add(std::move(event));
+  };
+  // After a fault ends: two describes in a row that agree (at most stable_budget) are a
+  // partition at rest, recorded as a validated observation; else a sample.
+  auto observe_if_stable = [&] {
+    t_start = ms();
+    cut::PartitionObservation o = cluster->describe_partition();
+    json state = observation(o);
+    const auto until = Clock::now() + std::chrono::milliseconds(5000);
+    while (open_group == 0 && Clock::now() < until) {
+      sleep_ms(300);
+      o = cluster->describe_partition();
+      json again = observation(o);
+      if (again == state) {
+        add({{"kind", "observe"}, {"condition_met", true}, {"state", state}});
+        return;
+      }
+      state = std::move(again);
+    }
+    add({{"kind", "sample"}, {"state", state}});
+  };
   try {
     cluster = std::make_unique<RealKafkaCluster>(session, scenario);
     t_start = ms();
@@ -216,28 +250,37 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
       ++step;
       sleep_ms(op.gap_ms);
       t_start = ms();
+      bool released = false;
       if (op.op == "produce") {
-        std::string raw;
         try {
           cluster->produce(op.record, 0);
         } catch (const UnexpectedAnswer&) {
           // An answer outside the vocabulary: recorded through mapped_answer below.
         }
-        raw = cluster->last_send_answer();
-        add({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
-             {"response_lost", false}, {"outcome", mapped_answer(raw)}, {"answer", raw}});
+        std::string raw = cluster->last_send_answer();
+        std::string final_raw = raw;
         if (raw == "pending") {
           // Unanswered within the harness's wait: awaited to its end (delivery.timeout.ms).
-          t_start = ms();
           try {
             cluster->expire_send(op.record);
           } catch (const UnexpectedAnswer&) {
           }
-          const std::string end = cluster->last_send_answer();
-          if (end != "acked" && end != "pending") {
-            add({{"kind", "client"}, {"op", "expire_send"}, {"record", op.record}, {"outcome", mapped_answer(end)},
-                 {"answer", end}});
+          final_raw = cluster->last_send_answer();
+        }
+        const std::string outcome = mapped_answer(final_raw);
+        if (outcome == "REQUEST_TIMED_OUT") {
+          if (open_group == 0) {
+            open_group = ++groups;
+            group_waits_for = holding;
           }
+          add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
+                       {"response_lost", false}, {"outcome", outcome}, {"answer", raw}});
+          add_grouped({{"kind", "client"}, {"op", "expire_send"}, {"record", op.record}, {"outcome", outcome},
+                       {"answer", final_raw}});
+          if (group_waits_for.empty()) open_group = 0;
+        } else {
+          add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
+                       {"response_lost", false}, {"outcome", mapped_answer(raw)}, {"answer", raw}});
         }
       } else {
         if (op.op == "crash") cluster->crash(op.node, crash_kind_of(op.crash_kind), std::nullopt);
@@ -249,11 +292,20 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
         json event = {{"kind", "fault"}, {"op", op.op}, {"node", op.node}};
         if (!op.crash_kind.empty()) event["crash_kind"] = op.crash_kind;
         if (!op.side.empty()) event["side"] = op.side;
-        add(event);
+        add_grouped(event);
         if (op.op == "crash" || op.op == "pause" || op.op == "cut") ++r.faults_injected;
+        if (op.op == "pause" || (op.op == "cut" && op.side == "clients")) holding.insert(op.node);
+        if (op.op == "resume" || (op.op == "heal" && op.side == "clients") || op.op == "crash") {
+          holding.erase(op.node);
+          group_waits_for.erase(op.node);
+          if (open_group > 0 && group_waits_for.empty()) open_group = 0;
+        }
+        released = op.op == "restart" || op.op == "resume" || op.op == "heal";
       }
-      sample();
+      if (released) observe_if_stable();
+      else sample();
     }
+    open_group = 0;
     // The end: quiet, then a bounded wait for a settled partition, observed.
     step = -1;
     sleep_ms(c.quiet_ms);
