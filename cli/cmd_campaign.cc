@@ -106,8 +106,9 @@ void run_campaign(const CampaignOptions& o) {
   const uint64_t seed = parse_seed(o.seed);
   long long max_runs = -1;
   if (!o.runs.empty()) {
-    max_runs = static_cast<long long>(parse_size(o.runs, "--runs"));
-    if (max_runs < 1 || max_runs > 100000) throw UsageError("--runs", o.runs + " is not allowed (1 to 100000)");
+    const bool digits = o.runs.size() <= 6 && !o.runs.empty() && o.runs.find_first_not_of("0123456789") == std::string::npos;
+    max_runs = digits ? std::stoll(o.runs) : -1;
+    if (max_runs < 1 || max_runs > 100000) throw UsageError("--runs", o.runs + " is not allowed (an integer from 1 to 100000)");
   }
   std::chrono::nanoseconds duration{0};
   if (!o.duration.empty()) duration = parse_duration(o.duration, "--duration");

@@ -17,9 +17,15 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The model's epochs are at most kMaxEpoch - 1 (spec/partition/config.h): a run's
-// elections, ISR changes and registrations may use all of them.
-constexpr int kEpochBound = spec::kMaxEpoch - 1;
+// The model's leader and partition epoch bounds for a run with `faults` faults. Neither
+// epoch is observable, but the model may spend them between two observations on ISR
+// shrinks and expansions and elections that leave no trace, and with the model's limit
+// (kMaxEpoch - 1 = 14) the states within 8 internal actions of one send passed 300,000
+// in the first campaign runs. A fault causes at most two elections (away from a node and
+// back after its restart) and four partition changes (a shrink, the election, an ELR
+// change, the expansion); one of each is allowed besides.
+int leader_epoch_bound(int faults) { return std::min(spec::kMaxEpoch - 1, 1 + 2 * faults); }
+int partition_epoch_bound(int faults) { return std::min(spec::kMaxEpoch - 1, 2 + 4 * faults); }
 
 // A send's answer in the recording's words. Kafka names outside the scenario vocabulary
 // (NETWORK_EXCEPTION when the leader's connection drops under an in-flight request, a
@@ -112,8 +118,8 @@ json model_config_for(const CampaignConfig& c, const std::vector<ScheduledOp>& s
                       {"max_lost_produce_responses", 0}}},
                     {"bounds",
                      {{"max_records", c.records},
-                      {"max_leader_epoch", kEpochBound},
-                      {"max_partition_epoch", kEpochBound},
+                      {"max_leader_epoch", leader_epoch_bound(f.total())},
+                      {"max_partition_epoch", partition_epoch_bound(f.total())},
                       {"max_retries", 0},
                       {"max_leader_moves", 0}}}};
   return spec::to_json(spec::load_config(&doc, {}));
