@@ -20,6 +20,7 @@ table{border-collapse:collapse;font-size:13px}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 th{background:#f0f0f0}
 td.changed{background:#fff3b0}
+code{word-break:break-all}
 tr.parted td{background:#ffd6d6}
 tr.sample td{color:#666}
 tr.fault td.op{color:#a00;font-weight:bold}
@@ -223,7 +224,8 @@ std::string render_run_timeline(const json& header, const std::vector<json>& eve
     std::string cls = kind;
     if (seq == parted) cls += " parted";
     out << "<tr class=\"" << html_escape(cls) << "\"" << (seq == parted ? " id=\"parted\"" : "") << "><td>" << seq
-        << "</td><td>" << e.value("t_start_ms", 0LL) << "</td><td class=\"op\">" << html_escape(describe(e)) << "</td>";
+        << "</td><td>" << (e.contains("t_start_ms") ? std::to_string(e.value("t_start_ms", 0LL)) : std::string())
+        << "</td><td class=\"op\">" << html_escape(describe(e)) << "</td>";
     if (kind == "sample" || kind == "observe") {
       const std::vector<std::string> cells = state_cells(e.value("state", json::object()), nodes);
       for (std::size_t i = 0; i < cells.size(); ++i) {

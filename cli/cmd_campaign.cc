@@ -30,6 +30,7 @@
 #include "conformance/driver_command.h"
 #include "conformance/kafka_session.h"
 #include "counterexamples/scenario/recording.h"
+#include "io/config_error.h"
 #include "io/files.h"
 
 namespace isr::cli {
@@ -54,6 +55,7 @@ struct CampaignOptions {
   int retry_max_internal = 12;
   std::string max_states = "300000";
   bool plan_only = false;
+  std::string timeline;  // --timeline RUN.jsonl: re-validate and re-draw one recorded run
 };
 
 extern "C" void on_campaign_signal(int) { conformance::interrupt_flag().store(true); }
@@ -112,7 +114,7 @@ void run_campaign(const CampaignOptions& o) {
   }
   std::chrono::nanoseconds duration{0};
   if (!o.duration.empty()) duration = parse_duration(o.duration, "--duration");
-  if (max_runs < 0 && o.duration.empty()) {
+  if (max_runs < 0 && o.duration.empty() && o.timeline.empty()) {
     throw UsageError("--runs", "missing: give --runs N, --duration D (10m, 1h), or both (whichever ends first)");
   }
   if (o.max_internal < analysis::kMinMaxInternal || o.max_internal > analysis::kMaxMaxInternal) {
@@ -127,6 +129,43 @@ void run_campaign(const CampaignOptions& o) {
   if (o.out.empty()) throw UsageError("--out", "missing: the directory the recordings and timelines go to");
   check_output_directory(o.out, "--out");
 
+  if (!o.timeline.empty()) {
+    // One recorded run, validated again (perhaps at another bound) and drawn again.
+    counterexamples::Recording parsed;
+    std::string text;
+    try {
+      text = io::files::read_file(o.timeline);
+      parsed = counterexamples::parse_recording(text);
+    } catch (const std::exception& e) {
+      throw UsageError(o.timeline, e.what());
+    }
+    std::vector<json> events;
+    for (const auto& e : parsed.events) events.push_back(e.raw);
+    cc::RunResult r = cc::run_from_recording(parsed.header, events);
+    CampaignSignalGuard signals;
+    cc::ValidateRunOptions vopts;
+    vopts.max_internal = o.max_internal;
+    vopts.retry_max_internal = o.retry_max_internal;
+    vopts.max_states = max_states;
+    vopts.stop = &conformance::interrupt_flag();
+    try {
+      cc::validate_run(r, vopts);
+    } catch (const io::ConfigError& e) {
+      throw UsageError(o.timeline + ": model_config." + e.field, e.what());
+    }
+    const std::string stem = fs::path(o.timeline).stem().string();
+    json summary = r.summary();
+    write_text((fs::path(o.out) / (stem + ".html")).string(), "--out",
+               analysis::render_run_timeline(r.header, r.events, summary));
+    using V = analysis::ValidationResult::Verdict;
+    std::cout << stem << ": " << r.faults_injected << " faults, " << r.acked.size() << " acked, " << r.lost.size()
+              << " acked lost, " << analysis::verdict_name(r.validation.verdict);
+    if (r.validation.verdict != V::Explained) std::cout << " at event " << r.validation.event_seq << " (" << r.validation.event << ")";
+    std::cout << " at " << r.max_internal_used << " internal [" << fixed(r.validate_seconds, 1) << " s validate]; "
+              << (fs::path(o.out) / (stem + ".html")).string() << "\n";
+    set_exit_code(r.validation.verdict == V::Explained ? 0 : r.validation.verdict == V::Unexplained ? 1 : 3);
+    return;
+  }
   if (o.plan_only) {
     // The schedules alone, no cluster: what a seed does (same seed, same schedule).
     const long long n = max_runs < 0 ? 1 : max_runs;
@@ -272,6 +311,9 @@ void add_campaign_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--max-states", o->max_states, "Validation: model states kept per run before giving up")
       ->capture_default_str();
+  command->add_option("--timeline", o->timeline,
+                      "Validate one recorded run (DIR/run-NNNN.jsonl) again and write its timeline to --out; start no "
+                      "cluster");
   command->add_flag("--plan", o->plan_only, "Print and write (DIR/plan.json) the runs' fault schedules; start no cluster");
   command->callback([o] { run_campaign(*o); });
 }

@@ -93,6 +93,7 @@ json RunResult::summary() const {
     s["validation"].erase("trace");
     s["max_internal"] = max_internal_used;
     s["validate_seconds"] = validate_seconds;
+    if (!retry.is_null()) s["retry"] = retry;
   }
   return s;
 }
@@ -179,7 +180,10 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   r.header["complete"] = false;
 
   const auto started = Clock::now();
-  auto ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count(); };
+  // Event times count from the end of the set-up (cluster start or reuse, the topic,
+  // the producer), so that a timeline shows the run, not the cluster's start.
+  auto origin = started;
+  auto ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - origin).count(); };
   std::unique_ptr<RealKafkaCluster> cluster;
   std::size_t notes_seen = 0;
   int step = 0;
@@ -250,6 +254,8 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   };
   try {
     cluster = std::make_unique<RealKafkaCluster>(session, scenario);
+    r.header["campaign"]["setup_seconds"] = session.last_setup_seconds();
+    origin = Clock::now();
     t_start = ms();
     add({{"kind", "observe"}, {"condition_met", true}, {"state", observation(cluster->describe_partition())}});
     for (std::size_t i = 0; i < r.schedule.size(); ++i) {
@@ -361,6 +367,39 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   return r;
 }
 
+RunResult run_from_recording(const json& header, const std::vector<json>& events) {
+  RunResult r;
+  r.header = header;
+  r.events = events;
+  const json campaign = header.value("campaign", json::object());
+  r.run = campaign.value("run", 0);
+  try {
+    r.seed = std::stoull(campaign.value("seed", std::string("0")));
+  } catch (const std::exception&) {
+    r.seed = 0;
+  }
+  r.complete = header.value("complete", false);
+  r.error = campaign.value("error", "");
+  json final_sends = json::object();
+  for (const json& e : events) {
+    const std::string kind = e.value("kind", ""), op = e.value("op", "");
+    if (kind == "fault" && (op == "crash" || op == "pause" || op == "cut")) ++r.faults_injected;
+    if (kind == "observe") {
+      final_sends = e.value("state", json::object()).value("sends", json::object());
+      r.settled = e.value("condition_met", false);
+    }
+    if (kind == "client" && op == "consume" && e.value("read", json()).is_number_integer())
+      r.read_back.push_back(e["read"].get<int>());
+  }
+  for (const auto& [record, status] : final_sends.items())
+    if (status == "acked") r.acked.push_back(std::stoi(record));
+  std::sort(r.acked.begin(), r.acked.end());
+  for (int a : r.acked)
+    if (std::find(r.read_back.begin(), r.read_back.end(), a) == r.read_back.end()) r.lost.push_back(a);
+  if (!events.empty()) r.run_seconds = events.back().value("t_end_ms", 0LL) / 1000.0;
+  return r;
+}
+
 void validate_run(RunResult& r, const ValidateRunOptions& options) {
   const auto started = Clock::now();
   counterexamples::Recording recording;
@@ -378,7 +417,13 @@ void validate_run(RunResult& r, const ValidateRunOptions& options) {
     // A larger bound can only explain more (docs/validation.md): retried once.
     o.max_internal = options.retry_max_internal;
     analysis::ValidationResult again = analysis::validate_recording(recording, config, o);
-    if (again.verdict != V::Unexplained || again.event_seq > r.validation.event_seq) {
+    r.retry = {{"max_internal", options.retry_max_internal},
+               {"verdict", analysis::verdict_name(again.verdict)},
+               {"event_seq", again.event_seq},
+               {"states_kept", again.states_kept}};
+    // The retry's verdict replaces the first when it says more: explained, or
+    // unexplained at a later event. An incomplete retry (--max-states) keeps the first.
+    if (again.verdict == V::Explained || (again.verdict == V::Unexplained && again.event_seq > r.validation.event_seq)) {
       r.validation = std::move(again);
       r.max_internal_used = options.retry_max_internal;
     }

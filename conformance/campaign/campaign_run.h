@@ -45,6 +45,7 @@ struct RunResult {
   bool validated = false;
   analysis::ValidationResult validation;
   int max_internal_used = 0;
+  nlohmann::json retry;  // the retry at a larger bound, when there was one: its verdict
   double validate_seconds = 0;
   nlohmann::json summary() const;
 };
@@ -63,6 +64,12 @@ nlohmann::json run_scenario_json(const CampaignConfig& c, const std::vector<Sche
 // driver error ends the run early, recorded in `error`); rethrows Interrupted after
 // filling in the result.
 RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, uint64_t seed, RunResult* partial);
+
+// A run as a recording holds it (a campaign's run-NNNN.jsonl): its figures computed from
+// the events as execute_run computes them (faults injected, the final observation's acked
+// sends, the records read back, acked and not read back), for re-validating and
+// re-drawing a run later (`campaign --timeline`). Not validated yet.
+RunResult run_from_recording(const nlohmann::json& header, const std::vector<nlohmann::json>& events);
 
 struct ValidateRunOptions {
   int max_internal = 8;
