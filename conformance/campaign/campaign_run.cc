@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <set>
 #include <thread>
 
@@ -256,6 +257,15 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
     cluster = std::make_unique<RealKafkaCluster>(session, scenario);
     r.header["campaign"]["setup_seconds"] = session.last_setup_seconds();
     origin = Clock::now();
+    {
+      // The wall-clock time of t = 0, to find a run's events in the brokers' logs.
+      const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+      std::tm utc{};
+      gmtime_r(&now, &utc);
+      char text[32];
+      std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+      r.header["campaign"]["t0_utc"] = text;
+    }
     t_start = ms();
     add({{"kind", "observe"}, {"condition_met", true}, {"state", observation(cluster->describe_partition())}});
     for (std::size_t i = 0; i < r.schedule.size(); ++i) {
