@@ -121,6 +121,7 @@ TEST(CampaignConfigTest, BadFieldsNameTheFieldAndWhatIsAllowed) {
   EXPECT_NE(config_error({{"faults", {{"melt", 1}}}}).find("faults.melt"), std::string::npos);
   EXPECT_NE(config_error({{"gap_ms_min", 500}, {"gap_ms_max", 100}}).find("gap_ms_max |"), std::string::npos);
   EXPECT_NE(config_error({{"colour", "red"}}).find("colour"), std::string::npos);
+  EXPECT_NE(config_error({{"session_timeout_ms", 100}}).find("session_timeout_ms |"), std::string::npos);
   EXPECT_NE(config_error({{"faults", {{"kill", 0}, {"clean", 0}, {"pause", 0}, {"cut_brokers", 0}, {"cut_quorum", 0},
                                       {"cut_clients", 0}}}})
                 .find("faults |"),
@@ -156,6 +157,9 @@ TEST(CampaignRun, ModelConfigurationHasTheSchedulesBudgets) {
   EXPECT_EQ(scenario["clients"]["producer"]["retries"], 0);
   EXPECT_EQ(scenario["topic"]["config"]["unclean.leader.election.enable"], "true");
   EXPECT_EQ(scenario["source"]["model_config"], m);
+  EXPECT_FALSE(scenario["cluster"]["broker_config"].contains("broker.session.timeout.ms"));
+  c.session_timeout_ms = 6000;
+  EXPECT_EQ(run_scenario_json(c, ops, "r", "4.4.0")["cluster"]["broker_config"]["broker.session.timeout.ms"], "6000");
 }
 
 std::vector<json> lines_of(const std::string& path) {

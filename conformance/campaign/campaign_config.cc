@@ -15,7 +15,7 @@ const std::vector<std::string> kTopKeys = {
     "acks",           "min_insync_replicas", "unclean_leader_election", "records",    "fault_percent",
     "max_faults",     "max_concurrent",      "fault_sends_min",         "fault_sends_max", "gap_ms_min",
     "gap_ms_max",     "quiet_ms",            "settle_timeout_ms",       "faults",     "brokers",
-    "replication_factor"};
+    "replication_factor", "session_timeout_ms"};
 
 std::vector<std::string> kind_names() { return {kFaultKindNames.begin(), kFaultKindNames.end()}; }
 
@@ -68,6 +68,14 @@ CampaignConfig load_campaign_config(const json* document, const std::vector<std:
   integer("gap_ms_max", c.gap_ms_max, c.gap_ms_min, 60000, "milliseconds, at least gap_ms_min");
   integer("quiet_ms", c.quiet_ms, 0, 600000, "milliseconds");
   integer("settle_timeout_ms", c.settle_timeout_ms, 1000, 600000, "milliseconds");
+  if (doc.contains("session_timeout_ms")) {
+    c.session_timeout_ms = jf::read_int(doc["session_timeout_ms"], "session_timeout_ms");
+    if (c.session_timeout_ms != 0) {
+      // Kafka requires it above broker.heartbeat.interval.ms (the driver's 250 ms).
+      jf::require_range(c.session_timeout_ms, "session_timeout_ms", 500, 60000,
+                        "milliseconds, or 0 for the driver's 1500");
+    }
+  }
   if (doc.contains("faults")) {
     jf::check_keys(doc["faults"], "faults", kind_names());
     for (std::size_t k = 0; k < kFaultKindNames.size(); ++k) {
@@ -104,6 +112,7 @@ json to_json(const CampaignConfig& c) {
           {"gap_ms_max", c.gap_ms_max},
           {"quiet_ms", c.quiet_ms},
           {"settle_timeout_ms", c.settle_timeout_ms},
+          {"session_timeout_ms", c.session_timeout_ms},
           {"faults", faults}};
 }
 

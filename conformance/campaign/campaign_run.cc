@@ -142,10 +142,12 @@ json run_scenario_json(const CampaignConfig& c, const std::vector<ScheduledOp>& 
     doc.erase("eligible_leader_replicas");
     model_config = spec::to_json(spec::load_config(&doc, {}));
   }
+  json broker_config = topic_config;
+  if (c.session_timeout_ms > 0) broker_config["broker.session.timeout.ms"] = std::to_string(c.session_timeout_ms);
   json cluster = {{"nodes", nodes},
                   {"controller", {{"placement", "combined"}, {"voters", {0, 1, 2}}}},
                   {"protocol", {{"generation", generation}, {"kafka_versions", kafka_version}}},
-                  {"broker_config", topic_config},
+                  {"broker_config", broker_config},
                   {"flush", "none"}};
   if (generation == "kip-966") cluster["features"] = {{"eligible.leader.replicas.version", 1}};
   return {{"format", "isrcheck-scenario"},
