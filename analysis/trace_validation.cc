@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -227,23 +228,36 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   std::vector<std::vector<Step>> groups;
   std::vector<std::size_t> validated;  // indices of the events that constrain the search
   const bool retries = producer_retries(recording, config);
+  // The recorded group being read: its events' actions and observations form one engine
+  // group; the outcomes of its client calls wait in `deferred` until the group ends, so
+  // that a call's outcome may depend on an event recorded after it in the group (a send
+  // the broker handles only after a later heal, docs/campaign.md).
+  std::optional<int> current;
+  std::vector<Step> deferred;
+  auto end_group = [&] {
+    for (Step& st : deferred) groups.push_back({std::move(st)});
+    deferred.clear();
+    current.reset();
+  };
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
     if (e.kind == "note" || e.kind == "sample") continue;
     validated.push_back(i);
     std::vector<Step> steps = steps_of(model, recording, retries, i);
-    const bool joins = e.group && i > 0 && !groups.empty() &&
-                       recording.events[groups.back().front().event].group == e.group;
     if (!e.group) {
-      for (Step& s : steps) groups.push_back({std::move(s)});
-    } else if (joins) {
-      groups.back().push_back(std::move(steps.front()));
-      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
-    } else {
-      groups.push_back({std::move(steps.front())});
-      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
+      end_group();
+      for (Step& st : steps) groups.push_back({std::move(st)});
+      continue;
     }
+    if (current != e.group) {
+      end_group();
+      groups.emplace_back();
+      current = e.group;
+    }
+    groups.back().push_back(std::move(steps.front()));
+    for (std::size_t k = 1; k < steps.size(); ++k) deferred.push_back(std::move(steps[k]));
   }
+  end_group();
   result.events = validated.size();
 
   std::vector<std::vector<C>> constraints;
