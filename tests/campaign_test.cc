@@ -319,6 +319,36 @@ TEST(CampaignRecording, GroupedSendMayBeHandledAfterALaterHealOfTheGroup) {
   EXPECT_EQ(u.event_seq, 2);
 }
 
+// acks=1: the leader answers at the append, so a send it appended after the client gave up
+// is the model's Produce with a lost answer (the campaign records it so, and allows that
+// many lost answers in the run's model configuration); as a send and a separate timeout
+// it is not a model behaviour (an acks=1 send is never left in flight).
+TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
+  CampaignConfig c;
+  c.acks = "1";
+  c.records = 1;
+  c.max_faults = 0;
+  json model_config = model_config_for(c, make_schedule(c, 1));
+  model_config["faults"]["max_lost_produce_responses"] = 1;
+  const json header = {{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}};
+  const spec::Config config = spec::load_config(&header["model_config"], {});
+  const json lost = {{"seq", 1}, {"kind", "client"}, {"op", "produce"}, {"record", 1}, {"broker", nullptr},
+                     {"response_lost", true}, {"outcome", "REQUEST_TIMED_OUT"}};
+  EXPECT_EQ(analysis::validate_recording(counterexamples::parse_recording(header.dump() + "\n" + lost.dump() + "\n"),
+                                         config, {})
+                .verdict,
+            analysis::ValidationResult::Verdict::Explained);
+  const json send = {{"seq", 1}, {"kind", "client"}, {"op", "produce"}, {"record", 1}, {"broker", nullptr},
+                     {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
+  const json timeout = {{"seq", 2}, {"kind", "client"}, {"op", "expire_send"}, {"record", 1},
+                        {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
+  EXPECT_EQ(analysis::validate_recording(
+                counterexamples::parse_recording(header.dump() + "\n" + send.dump() + "\n" + timeout.dump() + "\n"),
+                config, {})
+                .verdict,
+            analysis::ValidationResult::Verdict::Unexplained);
+}
+
 json small_run_events() {
   const json state = {{"leader", 0}, {"leader_epoch", 0}, {"isr", {0, 1, 2}}, {"elr", json::array()}, {"hw", 1},
                       {"replicas", {{"0", {{"alive", true}, {"leo", 1}}}, {"1", {{"alive", false}, {"leo", 0}}},

@@ -230,6 +230,7 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   // socket or proxy and is read after the client gave up). docs/campaign.md.
   int groups = 0;
   int open_group = 0;
+  int lost_answers = 0;  // acks=1 sends recorded with a lost answer
   std::set<int> group_waits_for;  // nodes whose release closes open_group
   std::set<int> holding;          // paused or cut from clients now
   auto add_grouped = [&](json event) {
@@ -298,10 +299,20 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
             open_group = ++groups;
             group_waits_for = holding;
           }
-          add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
-                       {"response_lost", false}, {"outcome", outcome}, {"answer", raw}});
-          add_grouped({{"kind", "client"}, {"op", "expire_send"}, {"record", op.record}, {"outcome", outcome},
-                       {"answer", final_raw}});
+          if (c.acks == "1") {
+            // acks=1: the leader answers at the append, so a send it handled but whose
+            // answer the client never had is the model's Produce with a lost answer
+            // (spec/partition/produce.cc: appended, outcome timed out), one event; the
+            // run's model configuration allows one such loss per timed-out send.
+            add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
+                         {"response_lost", true}, {"outcome", outcome}, {"answer", final_raw}});
+            ++lost_answers;
+          } else {
+            add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
+                         {"response_lost", false}, {"outcome", outcome}, {"answer", raw}});
+            add_grouped({{"kind", "client"}, {"op", "expire_send"}, {"record", op.record}, {"outcome", outcome},
+                         {"answer", final_raw}});
+          }
           if (group_waits_for.empty()) open_group = 0;
         } else {
           add_grouped({{"kind", "client"}, {"op", "produce"}, {"record", op.record}, {"broker", nullptr},
@@ -372,6 +383,12 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
     r.error = std::string("step ") + std::to_string(step) + ": " + e.what();
   }
   r.header["complete"] = r.complete;
+  if (lost_answers > 0) {
+    // Known only now: the model configuration allows exactly the answers the run lost.
+    json doc = r.header["model_config"];
+    doc["faults"]["max_lost_produce_responses"] = lost_answers;
+    r.header["model_config"] = spec::to_json(spec::load_config(&doc, {}));
+  }
   if (!r.error.empty()) r.header["campaign"]["error"] = r.error;
   r.run_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   cluster.reset();  // its destructor undoes nothing the session does not (KafkaSession::restore)
