@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -146,7 +147,10 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
     else if (e.op == "elect_preferred") add(take(model, "PreferredElection", {{"leader", e.leader}}));
   } else if (e.op == "produce" || e.op == "expire_send") {
     if (e.op == "produce") {
-      add(take(model, "Produce", {{"broker", e.broker}, {"record", e.record}, {"response_lost", e.response_lost}}));
+      // A broker of -1: the harness did not know it (the client's metadata chose): any.
+      json fields = {{"record", e.record}, {"response_lost", e.response_lost}};
+      if (e.broker >= 0) fields["broker"] = e.broker;
+      add(take(model, "Produce", std::move(fields)));
     } else {
       add(take(model, "ProduceTimeout", {{"record", e.record}}));
     }
@@ -160,7 +164,7 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
       const int read = *e.read;
       c.matches = [&model, offset, broker, read](const spec::State& s, const spec::Action& a) {
         if (model.action_kind(a) != "Consume" || s.consumer.position != offset) return false;
-        if (model.action_to_json(a).value("broker", -1) != broker) return false;
+        if (broker >= 0 && model.action_to_json(a).value("broker", -1) != broker) return false;
         return model.next_state(s, a).consumer.read[offset] == read;
       };
       add(std::move(c));
@@ -172,7 +176,8 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
         if (s.consumer.position != offset) return true;
         bool readable = false;
         model.for_each_action(s, [&](const spec::Action& a) {
-          if (model.action_kind(a) == "Consume" && model.action_to_json(a).value("broker", -1) == broker) {
+          if (model.action_kind(a) == "Consume" &&
+              (broker < 0 || model.action_to_json(a).value("broker", -1) == broker)) {
             readable = true;
           }
         });
@@ -223,23 +228,36 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   std::vector<std::vector<Step>> groups;
   std::vector<std::size_t> validated;  // indices of the events that constrain the search
   const bool retries = producer_retries(recording, config);
+  // The recorded group being read: its events' actions and observations form one engine
+  // group; the outcomes of its client calls wait in `deferred` until the group ends, so
+  // that a call's outcome may depend on an event recorded after it in the group (a send
+  // the broker handles only after a later heal, docs/campaign.md).
+  std::optional<int> current;
+  std::vector<Step> deferred;
+  auto end_group = [&] {
+    for (Step& st : deferred) groups.push_back({std::move(st)});
+    deferred.clear();
+    current.reset();
+  };
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
-    if (e.kind == "note") continue;
+    if (e.kind == "note" || e.kind == "sample") continue;
     validated.push_back(i);
     std::vector<Step> steps = steps_of(model, recording, retries, i);
-    const bool joins = e.group && i > 0 && !groups.empty() &&
-                       recording.events[groups.back().front().event].group == e.group;
     if (!e.group) {
-      for (Step& s : steps) groups.push_back({std::move(s)});
-    } else if (joins) {
-      groups.back().push_back(std::move(steps.front()));
-      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
-    } else {
-      groups.push_back({std::move(steps.front())});
-      for (std::size_t k = 1; k < steps.size(); ++k) groups.push_back({std::move(steps[k])});
+      end_group();
+      for (Step& st : steps) groups.push_back({std::move(st)});
+      continue;
     }
+    if (current != e.group) {
+      end_group();
+      groups.emplace_back();
+      current = e.group;
+    }
+    groups.back().push_back(std::move(steps.front()));
+    for (std::size_t k = 1; k < steps.size(); ++k) deferred.push_back(std::move(steps[k]));
   }
+  end_group();
   result.events = validated.size();
 
   std::vector<std::vector<C>> constraints;

@@ -46,6 +46,7 @@ int run_app(int argc, const char* const* argv) {
   add_conform_command(app);
   add_witness_command(app);
   add_validate_command(app);
+  add_campaign_command(app);
   add_explore_command(app);
   add_research_command(app);
   // CLI11's own parse errors (an option out of range, an unknown flag) carry the same

@@ -63,6 +63,7 @@ void add_conform_command(CLI::App& app);   // cmd_conform.cc
 void add_witness_command(CLI::App& app);   // cmd_witness.cc
 void add_explore_command(CLI::App& app);   // cmd_explore.cc
 void add_validate_command(CLI::App& app);  // cmd_validate.cc
+void add_campaign_command(CLI::App& app);  // cmd_campaign.cc
 void add_research_command(CLI::App& app);  // cmd_research.cc
 
 }  // namespace isr::cli

@@ -121,6 +121,15 @@ void check_observation(const json& state, const std::string& where) {
   }
 }
 
+// A client call's broker; null when the harness does not know which broker the client's
+// metadata chose (a campaign's producer sends to the leader it knows, which changes with
+// the faults): -1, any broker.
+int known_broker(const Line& line) {
+  if (line.doc.contains("broker") && line.doc["broker"].is_null()) return -1;
+  if (!line.doc.contains("broker")) line.fail("broker", "a node id from 0 to " + std::to_string(kMaxId) + ", or null: not known");
+  return line.integer("broker", 0, kMaxId);
+}
+
 RecordedEvent parse_event(const json& doc, const std::string& where, int expected_seq) {
   if (!doc.is_object()) throw std::invalid_argument(where + ": not a JSON object");
   const Line line{doc, where};
@@ -130,7 +139,7 @@ RecordedEvent parse_event(const json& doc, const std::string& where, int expecte
   e.kind = line.text("kind", listing(kRecordingKinds));
   if (!one_of(e.kind, kRecordingKinds)) line.fail("kind", listing(kRecordingKinds));
   if (doc.contains("group")) e.group = line.integer("group", 1, 1 << 30);
-  if (e.kind == "note") return e;
+  if (e.kind == "note" || e.kind == "sample") return e;  // informative, never validated
   if (e.kind == "observe") {
     if (!doc.contains("state") || !doc["state"].is_object()) line.fail("state", "an observable-state object");
     e.observed = doc["state"];
@@ -169,14 +178,14 @@ RecordedEvent parse_event(const json& doc, const std::string& where, int expecte
   if (!one_of(e.op, kRecordingClientOps)) line.fail("op", listing(kRecordingClientOps));
   if (e.op == "consume") {
     e.offset = line.integer("offset", 0, 1 << 20);
-    e.broker = line.integer("broker", 0, kMaxId);
+    e.broker = known_broker(line);
     if (!doc.contains("read")) line.fail("read", "the record id read, or null when nothing was readable");
     if (!doc["read"].is_null()) e.read = line.integer("read", 1, 1 << 20);
     return e;
   }
   e.record = line.integer("record", 1, 1 << 20);
   if (e.op == "produce") {
-    e.broker = line.integer("broker", 0, kMaxId);
+    e.broker = known_broker(line);
     if (doc.contains("response_lost")) {
       if (!doc["response_lost"].is_boolean()) line.fail("response_lost", "true or false");
       e.response_lost = doc["response_lost"].get<bool>();
@@ -282,10 +291,15 @@ std::string recording_text(const json& header, const std::vector<json>& events) 
   return out;
 }
 
+namespace {
+std::string broker_text(int broker) { return broker < 0 ? std::string("?") : std::to_string(broker); }
+}  // namespace
+
 std::string event_text(const RecordedEvent& e) {
   std::string out = e.kind;
   if (e.kind == "observe") return out + " " + e.observed.dump();
   if (e.kind == "note") return out + " " + e.raw.value("text", "");
+  if (e.kind == "sample") return out + " " + e.raw.value("state", nlohmann::json()).dump();
   out += " " + e.op;
   if (e.op == "elect_preferred") return out + " leader " + std::to_string(e.leader);
   if (e.kind == "fault") {
@@ -295,11 +309,11 @@ std::string event_text(const RecordedEvent& e) {
     return out;
   }
   if (e.op == "consume") {
-    return out + " offset " + std::to_string(e.offset) + " from broker " + std::to_string(e.broker) + ": read " +
+    return out + " offset " + std::to_string(e.offset) + " from broker " + broker_text(e.broker) + ": read " +
            (e.read ? std::to_string(*e.read) : std::string("nothing"));
   }
   out += " record " + std::to_string(e.record);
-  if (e.op == "produce") out += " to broker " + std::to_string(e.broker) + (e.response_lost ? " (answer dropped)" : "");
+  if (e.op == "produce") out += " to broker " + broker_text(e.broker) + (e.response_lost ? " (answer dropped)" : "");
   return out + ": " + cut::send_result_name(*e.outcome);
 }
 

@@ -25,14 +25,16 @@ inline constexpr const char* kRecordingFormatName = "isrcheck-recording";
 inline constexpr int kRecordingFormatVersion = 1;
 
 // The values of an event's "kind" and, per kind, of its "op".
-inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note"};
+// `sample` (docs/recording.md): the partition as one describe saw it while the cluster was
+// changing, for people (timelines); like a `note`, never validated.
+inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note", "sample"};
 inline constexpr const char* kRecordingFaultOps[] = {"crash", "restart", "cut", "heal", "pause", "resume",
                                                      "elect_preferred"};
 inline constexpr const char* kRecordingClientOps[] = {"produce", "expire_send", "consume"};
 
 struct RecordedEvent {
   int seq = 0;                 // 1, 2, ... in file order
-  std::string kind;            // fault, client, observe, note
+  std::string kind;            // fault, client, observe, note, sample
   std::string op;              // fault and client events
   std::optional<int> group;    // events of one group: order unknown among them
   int node = -1;               // crash, restart, cut, heal, pause, resume
@@ -40,7 +42,7 @@ struct RecordedEvent {
   std::string side;            // cut, heal: quorum, brokers, clients
   int leader = -1;             // elect_preferred
   int record = 0;              // produce, expire_send
-  int broker = -1;             // produce, consume: the broker the client sent to
+  int broker = -1;             // produce, consume: the broker the client sent to; -1: not known to the harness
   bool response_lost = false;  // produce: the harness dropped the broker's answer
   std::optional<cut::SendResult> outcome;  // produce, expire_send: what the client saw when the call returned
   int offset = 0;                          // consume
