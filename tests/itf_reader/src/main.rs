@@ -50,6 +50,8 @@ struct Picks {
     #[serde(default)] node: Option<Opt<Int>>,
     #[serde(default)] record: Option<Opt<Int>>,
     #[serde(default)] response_lost: Option<Opt<bool>>,
+    // Reassign (KIP-455): the target replica set.
+    #[serde(default)] target: Option<Opt<Vec<Int>>>,
     #[serde(default)] voter: Option<Opt<Int>>,
 }
 
@@ -87,6 +89,11 @@ struct Controller {
     #[serde(default)] queued_demotion: Option<Opt<Vec<Int>>>,
     // KIP-858: brokers whose assigned log directory is offline (only while one is).
     #[serde(default)] directory_offline: Option<Opt<Vec<Int>>>,
+    // ZooKeeper mode: brokers whose queued LeaderAndIsr makes them truncate (only while one does).
+    #[serde(default)] queued_reconcile: Option<Opt<Vec<Int>>>,
+    // KIP-455 reassignment: replicas being added and removed (only during one).
+    #[serde(default)] adding: Option<Opt<Vec<Int>>>,
+    #[serde(default)] removing: Option<Opt<Vec<Int>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,6 +109,8 @@ struct Faults {
     #[serde(default)] lost_produce_responses: Option<Int>,
     // Process pauses (faults.max_pauses), written once one happened.
     #[serde(default)] pauses: Option<Opt<Int>>,
+    // Reassignments started (bounds.max_reassignments), written once one happened.
+    #[serde(default)] reassignments: Option<Opt<Int>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -140,7 +149,14 @@ struct LeaderState { alter_partition: Opt<Vec<Int>>, epoch_start_offset: Int, fo
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct View { isr: Vec<Int>, leader: Opt<Int>, leader_epoch: Int, partition_epoch: Int }
+struct View {
+    isr: Vec<Int>,
+    leader: Opt<Int>,
+    leader_epoch: Int,
+    partition_epoch: Int,
+    // The broker's view of the assignment, with reassignment only (KIP-455).
+    #[serde(default)] replicas: Option<Opt<Vec<Int>>>,
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
