@@ -380,12 +380,19 @@ final class Cluster implements TcpProxy.CutPolicy {
     kill(n, 10000);
     deleteRecursively(n.dataDir.toPath());
     Files.createDirectories(n.dataDir.toPath());
-    format(List.of(n), deadline);
+    // Formatted at the next start, not here: a format is a JVM run of seconds under load,
+    // and the state right after the loss (the node down, its log empty, not yet fenced)
+    // is what a trace that ends with the loss observes.
+    n.formatBeforeStart = true;
   }
 
   void start(Node n, boolean waitUnfenced, boolean waitServing, long deadline)
       throws DriverException, InterruptedException, IOException {
     if (n.alive()) throw DriverException.badRequest("node " + n.id + " is already running");
+    if (n.formatBeforeStart) {
+      format(List.of(n), deadline);
+      n.formatBeforeStart = false;
+    }
     startNode(n);
     n.expectedAlive = true;
     // A KRaft broker serves requests only once unfenced (BrokerServer.startup waits for

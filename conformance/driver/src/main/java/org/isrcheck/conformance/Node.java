@@ -28,6 +28,8 @@ final class Node {
   Process process;
   boolean paused;
   volatile boolean expectedAlive;  // started by us and not killed/stopped since
+  // The disk was lost and not formatted yet: formatted at the next start (disk_loss).
+  volatile boolean formatBeforeStart;
   int starts;
 
   /** dataDir: null for work_dir/node-id/data; else start_cluster's data_dirs entry (a mount). */
