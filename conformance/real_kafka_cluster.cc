@@ -113,10 +113,28 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
         }
       }
     }
-    if (kind == "disk" && std::find(voters.begin(), voters.end(), node) != voters.end() &&
+    // A combined voter's disk loss wipes its KRaft log and quorum state too. While the node
+    // stays down that changes nothing the partition model describes (the other voters keep
+    // the committed metadata); a restart does: on the harness's static quorum
+    // (controller.quorum.voters, kraft.version 0) the empty voter votes as if it had the
+    // log (the kraft model's fixes.directory_ids=false hazard), and on a KIP-853 dynamic
+    // quorum it comes back an observer until an operator removes and re-adds it, which the
+    // partition model's restart does not describe (docs/conformance.md, "A combined
+    // voter's disk loss").
+    const bool restarted_later = [&] {
+      bool after = false;
+      for (const json& t : steps) {
+        if (&t == &s) after = true;
+        else if (after && t.value("op", "") == "restart" && t.value("node", -1) == node) return true;
+      }
+      return false;
+    }();
+    if (kind == "disk" && restarted_later && std::find(voters.begin(), voters.end(), node) != voters.end() &&
         scenario["cluster"].value("controller", json::object()).value("placement", "") == "combined") {
-      return where + ": disk loss of a combined broker+controller node also wipes its KRaft metadata log and "
-                     "voter state, which the partition model keeps; such a scenario needs dedicated controllers";
+      return where + ": a combined broker+controller node restarted after its disk loss rejoins the KRaft quorum "
+                     "on an empty metadata log: on the static quorum it would vote as if it had the log, and KIP-853's "
+                     "dynamic quorum makes it an observer until it is removed and re-added, neither of which the "
+                     "partition model describes; such a scenario needs dedicated controllers";
     }
   }
   return "";
@@ -241,7 +259,7 @@ void RealKafkaCluster::end(int step) {
 void RealKafkaCluster::run(const SteerAction& a) {
   const milliseconds budget(15000);
   // A cut that ends when its follower leads waits for that inside the wait.
-  if (a.kind == SteerAction::Kind::Heal) await_release_point(a);
+  if (a.kind == SteerAction::Kind::Heal || a.when == SteerAction::When::CaughtUp) await_release_point(a);
   switch (a.kind) {
     case SteerAction::Kind::Pause:
       steer_paused_.insert(a.node);
@@ -344,7 +362,18 @@ void RealKafkaCluster::await_release_point(const SteerAction& a) {
   for (;;) {
     const json d = session_.call({{"op", "describe"}, {"topic", topic_}, {"timeout_ms", 5000}}, milliseconds(20000));
     const json replicas = d.value("replicas", json::object());
-    if (a.when == SteerAction::When::OwnViewLeads) {
+    if (a.when == SteerAction::When::CaughtUp) {
+      // A keep-out cut inside a wait: once the node holds the wait's log and the HW
+      // reached the wait's (Kafka offsets: model units times the records per send).
+      const json r = replicas.value(std::to_string(a.node), json::object());
+      const json leo = r.value("leo", json()), hw = d.value("hw", json());
+      if (leo.is_number_integer() && leo.get<int>() >= a.leo * per_send_ &&
+          (a.hw < 0 || (hw.is_number_integer() && hw.get<int>() >= a.hw * per_send_))) {
+        how = "N" + std::to_string(a.node) + " holds " + std::to_string(a.leo) + " record(s), HW " +
+              (hw.is_number_integer() ? std::to_string(hw.get<int>() / per_send_) : std::string("unknown"));
+        break;
+      }
+    } else if (a.when == SteerAction::When::OwnViewLeads) {
       const json v = replicas.value(std::to_string(a.node), json::object()).value("view", json());
       if (v.is_object() && v.value("leader", json()) == json(a.node) &&
           v.value("leader_epoch", json()) == json(a.leader_epoch)) {
@@ -381,7 +410,8 @@ void RealKafkaCluster::await_release_point(const SteerAction& a) {
     if (interrupt_flag().load()) throw Interrupted();
     std::this_thread::sleep_for(milliseconds(200));
   }
-  notes_.push_back("release point of N" + std::to_string(a.node) + " after " +
+  notes_.push_back(std::string(a.kind == SteerAction::Kind::Cut ? "cut point" : "release point") + " of N" +
+                   std::to_string(a.node) + " after " +
                    std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()) +
                    " ms: " + how);
 }

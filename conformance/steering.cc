@@ -163,6 +163,28 @@ bool internal_of(const json& step, const std::string& kind, int n) {
   return false;
 }
 
+// Whether wait `step`'s internal steps shrink follower f ("ShrinkIsr(leader=0, follower=1)").
+bool shrinks(const json& step, int f) {
+  const std::string key = "follower=" + std::to_string(f) + ")";
+  for (const json& i : step.value("internal", json::array()))
+    if (i.is_string() && i.get<std::string>().rfind("ShrinkIsr(", 0) == 0 && i.get<std::string>().find(key) != std::string::npos)
+      return true;
+  return false;
+}
+
+bool member(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The node an internal step names after `kind(broker=` (-1: not that kind).
+int broker_of(const std::string& text, const std::string& kind) {
+  const std::string key = kind + "(broker=";
+  if (text.rfind(key, 0) != 0) return -1;
+  try {
+    return std::stoi(text.substr(key.size()));
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 SteerAction act(SteerAction::Kind kind, int node, int ms, std::string why) {
   SteerAction a;
   a.kind = kind;
@@ -449,6 +471,46 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       break;
     }
   }
+  // Fencing order (steering.h): the controller fences the broker whose heartbeats stopped
+  // first; a trace that fences one while a broker silent for longer stays unfenced runs
+  // on no cluster. Silent: killed (not a clean shutdown, which fences through the
+  // controlled shutdown), paused or cut from the quorum, until it registers again, is
+  // resumed or healed, or is fenced.
+  {
+    std::map<int, size_t> silent_since;
+    for (size_t i = 0; i < steps.size() && plan.not_executable.empty(); ++i) {
+      const json& s = steps[i];
+      const std::string op = s.value("op", "");
+      const int node = s.value("node", -1);
+      const bool quorum = s.value("side", "") == "quorum";
+      if ((op == "crash" && s.value("kind", "") != "clean") || op == "pause" || (op == "cut" && quorum)) {
+        silent_since.emplace(node, i);
+      } else if (op == "resume" || (op == "heal" && quorum)) {
+        silent_since.erase(node);
+      } else if (op == "wait") {
+        for (const json& in : s.value("internal", json::array())) {
+          if (!in.is_string()) continue;
+          const std::string text = in.get<std::string>();
+          for (const char* kind : {"RegisterBroker", "UnfenceBroker"})
+            if (const int b = broker_of(text, kind); b >= 0) silent_since.erase(b);
+          const int x = broker_of(text, "FenceBroker");
+          auto sx = silent_since.find(x);
+          if (x < 0 || sx == silent_since.end()) continue;
+          for (const auto& [y, since] : silent_since) {
+            if (y == x || since >= sx->second) continue;
+            plan.not_executable = "step " + std::to_string(i + 1) + " fences N" + std::to_string(x) + " (silent since step " +
+                                  std::to_string(sx->second + 1) + ") while N" + std::to_string(y) +
+                                  ", silent since step " + std::to_string(since + 1) +
+                                  ", stays unfenced; Kafka's controller fences the broker whose session expired first "
+                                  "(BrokerHeartbeatTracker.maybeRemoveExpired), and no hold delays a silent broker's expiry";
+            break;
+          }
+          silent_since.erase(x);
+          if (!plan.not_executable.empty()) break;
+        }
+      }
+    }
+  }
   // Metadata holds of broker-only nodes whose stale view matters (steering.h).
   std::set<int> broker_only;
   for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
@@ -608,6 +670,73 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     plan.notes.push_back("step " + std::to_string(from_step) + ": held N" + std::to_string(n) + "'s " + what +
                          " (BrokerRegistration/BrokerHeartbeat wait at the controller proxies)" +
                          (cut ? " and cut its brokers side" : "") + " " + until_text + ", because " + why);
+  }
+  // Keep-out cuts (steering.h): a live, unfenced follower outside a live leader's ISR
+  // whose log the trace leaves as it was did not fetch; one the wait shrinks after it
+  // fetched is cut once it caught up, so that the leader shrinks it.
+  for (int f : replicas) {
+    if (!brokers.count(f)) continue;
+    bool open = false;
+    size_t opened_at = 0, last_keep = 0;
+    std::string reason;
+    const Known* previous = &start;  // the previous observation
+    json previous_isr = initial.is_object() ? initial.value("isr", json()) : json();
+    std::optional<size_t> previous_wait;
+    auto close = [&](std::vector<SteerAction>& where, const std::string& until_text) {
+      where.push_back(act(SteerAction::Kind::Heal, f, 0, ""));
+      plan.notes.push_back("step " + std::to_string(opened_at + 1) + ": cut N" + std::to_string(f) + "'s brokers side " +
+                           until_text + ", because " + reason);
+      open = false;
+    };
+    for (size_t v = 0; v < steps.size(); ++v) {
+      const json& s = steps[v];
+      const std::string op = s.value("op", "");
+      if (open && op == "crash" && s.value("node", -1) == f) {
+        close(plan.steps[static_cast<int>(v) + 1].after, "until just after its crash (step " + std::to_string(v + 1) + ")");
+        continue;
+      }
+      if (op != "wait") continue;
+      const json until = s.value("until", json::object());
+      const int leader = wait_leader(s);
+      const Replica& rf = after[v].at(f);
+      const bool out = rf.alive && !rf.paused && !rf.cut && leader >= 0 && leader != f && after[v].count(leader) &&
+                       after[v].at(leader).alive && until.contains("isr") && until["isr"].is_array() &&
+                       !member(ints(until["isr"]), f) && !member(ints(until.value("fenced", json())), f);
+      const bool unchanged = previous->count(f) && previous->at(f).records == rf.records;
+      if (open && !(out && unchanged)) {
+        close(plan.steps[static_cast<int>(last_keep) + 1].after, "until just after step " + std::to_string(last_keep + 1));
+      } else if (open) {
+        last_keep = v;
+      }
+      if (!open && out && unchanged) {
+        // From the first operation after the previous observation.
+        const size_t first_op = previous_wait ? *previous_wait + 1 : 0;
+        opened_at = first_op;
+        plan.steps[static_cast<int>(first_op) + 1].before.push_back(
+            act(SteerAction::Kind::Cut, f, 0, "N" + std::to_string(f) + " stays out of the ISR in step " + std::to_string(v + 1)));
+        open = true;
+        last_keep = v;
+        reason = "the trace keeps N" + std::to_string(f) + " out of the ISR with its log unchanged in step " +
+                 std::to_string(v + 1) + ", where it would fetch and rejoin (or truncate)";
+      } else if (!open && out && shrinks(s, f) && member(ints(previous_isr), f)) {
+        SteerAction cut = act(SteerAction::Kind::Cut, f, 0,
+                              "the trace shrinks N" + std::to_string(f) + " in step " + std::to_string(v + 1) +
+                                  " after it fetched, which Kafka does to a follower that stops fetching");
+        cut.when = SteerAction::When::CaughtUp;
+        cut.leo = static_cast<int>(rf.records.size());
+        cut.hw = until.value("hw", json()).is_number_integer() ? until["hw"].get<int>() : -1;
+        plan.steps[static_cast<int>(v) + 1].before.push_back(cut);
+        opened_at = v;
+        open = true;
+        last_keep = v;
+        reason = cut.why + " (cut inside step " + std::to_string(v + 1) + " once N" + std::to_string(f) + " holds " +
+                 std::to_string(cut.leo) + " record(s) and the HW is " + std::to_string(cut.hw) + ")";
+      }
+      previous = &after[v];
+      previous_isr = until.value("isr", json());
+      previous_wait = v;
+    }
+    if (open) close(plan.at_end, "to the end");
   }
   // One settling sleep per step that starts a hold, after the holds and before the op.
   for (auto& [step, sp] : plan.steps) {

@@ -68,10 +68,30 @@
 //   the ISR where the trace does not. A scenario that does not set the producer's
 //   request.timeout.ms then gets 500 ms (what the export option --request-timeout-ms gave
 //   h-corpus-acks-1-lost-response-duplicates by hand).
+// - Keep-out cuts (issue 28): a live, unfenced follower that a `wait` shows outside the
+//   ISR of a live leader, with its log as the previous observation showed it, did not
+//   fetch in the trace; Kafka's would, within 100 ms, and rejoin the ISR (or truncate). It
+//   is cut from replication from the first operation after that previous observation
+//   (so a record hold that ended at a leader's crash goes on) through every following
+//   `wait` that keeps it out with its log unchanged, released just after the last one,
+//   just after its own crash, or at the end. A follower the `wait` itself shrinks out of
+//   the ISR (ShrinkIsr) after it fetched is a case Kafka never produces on its own: the
+//   model shrinks a follower whose latest fetch the leader has not seen yet, while the
+//   follower fetches again within 100 ms and ReplicaState.isCaughtUp keeps it. It is cut
+//   inside that `wait`, once it holds the log the `wait` shows and the HW reached the
+//   `wait`'s: then the leader shrinks it after replica.lag.time.max.ms. The model's order
+//   inside the wait (the shrink sent before the follower's next fetch is seen, the
+//   AlterPartition committed after it) reaches the same observable state as Kafka's (the
+//   fetch seen, the send acked, then the shrink), which is all a `wait` compares.
 // - Not executable: a stale view that changes what a combined broker+controller does
 //   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
 //   ISR member other than the first live, unfenced one in assignment order is not what
-//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held. The
+//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held; a
+//   fencing of a broker whose heartbeats stopped later than those of another broker still
+//   unfenced is not either: the controller fences a broker once its session expired
+//   (BrokerHeartbeatTracker.maybeRemoveExpired, scanned every broker.session.timeout.ms / 8,
+//   QuorumController.maybeFenceStaleBrokerPeriodNs, kafka-metadata 4.4), so the broker
+//   silent longer goes first, and no hold revives a dead broker's heartbeats. The
 //   plan says `not executable: <reason>` rather than run into a divergence that is the
 //   harness's.
 #pragma once
@@ -89,7 +109,9 @@ struct SteerAction {
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
   // made the wait's change (a metadata hold: see the top of this file).
-  enum class When { Now, OwnViewLeads, ControllerDone };
+  // A keep-out cut inside a `wait` (CaughtUp) runs once the node's log reached `leo`
+  // records and the HW `hw` (model units).
+  enum class When { Now, OwnViewLeads, ControllerDone, CaughtUp };
   Kind kind = Kind::Sleep;
   int node = -1;
   int ms = 0;        // Sleep
@@ -99,6 +121,7 @@ struct SteerAction {
   // ControllerDone: the nodes the wait's internal steps fence (FenceBroker), whose session
   // expiry the change waits for when no unheld broker can show it.
   std::vector<int> fenced_in_wait;
+  int leo = -1, hw = -1;  // CaughtUp
 };
 
 struct StepPlan {

@@ -535,6 +535,81 @@ TEST(Steering, AnElectionKafkaWouldMakeDifferentlyIsNotExecutable) {
   EXPECT_NE(why.find("N1 (PartitionChangeBuilder.electAnyLeader)"), std::string::npos) << why;
 }
 
+// Matrix red cells of issue 28 (tests/data/scenario-matrix-*.json, exported by
+// conformance/coverage.sh --matrix): the orders steering had no hold for.
+json matrix_scenario(const std::string& cell) {
+  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/tests/data/scenario-matrix-" + cell + ".json");
+  return json::parse(in);
+}
+
+// rf2, min ISR 2: the wait shrinks N1 right after it fetched record 1 (the model's leader
+// has not seen N1's next fetch yet); Kafka keeps a follower that fetches. N1 is cut
+// inside step 2 once it holds the record and the HW is 1 (the send acked), so that the
+// leader shrinks it, and stays cut to the end (N0 comes back empty and leads; N1 keeps
+// the record). Without the rule: no action for N1 at all (it fetches in the next wait).
+TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedIsCutOnceCaughtUp) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  const SteerAction* cut = find_action(plan.steps.at(2).before, SteerAction::Kind::Cut, 1);
+  ASSERT_NE(cut, nullptr);
+  EXPECT_EQ(cut->when, SteerAction::When::CaughtUp);
+  EXPECT_EQ(cut->leo, 1);
+  EXPECT_EQ(cut->hw, 1);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 1), nullptr);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::Cut), 1);
+}
+
+// rf3, min ISR 1, unclean: N2 never gets record 1; its record hold used to end at N0's
+// crash (step 3), and N2 then rejoined the new leader N1's ISR ([1,2] where the trace
+// keeps [1]). Now a keep-out cut (N2 out of the ISR with its log unchanged in steps 2
+// and 4) holds it from step 1 to the end beside the record hold, so that the record
+// hold's end after the crash leaves it cut (the driver heals at the last heal).
+TEST(Steering, AFollowerKeptOutOfTheIsrStaysCutAfterItsLeadersCrash) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf3-isr1-acksall-unclean-elr-combined-f1-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  const auto& first = plan.steps.at(1).before;
+  EXPECT_EQ(std::count_if(first.begin(), first.end(),
+                          [](const SteerAction& a) { return a.kind == SteerAction::Kind::Cut && a.node == 2; }),
+            2);
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  EXPECT_NE(find_action(plan.steps.at(3).after, SteerAction::Kind::Heal, 2), nullptr);  // the record hold's end
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 2), nullptr);            // the keep-out's
+  // N1 leads from step 4: its keep-out ends right after step 2.
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  EXPECT_NE(find_action(plan.steps.at(2).after, SteerAction::Kind::Heal, 1), nullptr);
+  EXPECT_EQ(find_action(plan.at_end, SteerAction::Kind::Heal, 1), nullptr);
+}
+
+// rf2, min ISR 2, ELR: N0 is killed and restarted, registers (step 5) but the trace never
+// lets it replay or fetch (ISR [1], its log unchanged in steps 5 and 8); Kafka's N0
+// rejoined the ISR, and was elected after N1's power loss. N0 is cut from step 3 (the
+// first operation after the wait that last showed it) to the end.
+TEST(Steering, ARestartedBrokerKeptOutOfTheIsrIsCutFromReplication) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf2-isr2-acksall-clean-elr-combined-f2-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  EXPECT_NE(find_action(plan.steps.at(3).before, SteerAction::Kind::Cut, 0), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 0), nullptr);
+}
+
+// rf3, min ISR 2: N0 loses power at step 3 (restarted at 4, registration deferred), N1 is
+// killed at step 5, and the wait fences N1 before N0. Kafka's controller fences the broker
+// whose session expired first, N0: not executable, with the reason.
+TEST(Steering, AFencingOutOfSessionOrderIsNotExecutable) {
+  const json scenario = matrix_scenario("rf3-isr2-acksall-clean-noelr-combined-f2-lossy");
+  const std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 6 fences N1 (silent since step 5) while N0, silent since step 3"), std::string::npos) << why;
+  EXPECT_NE(why.find("BrokerHeartbeatTracker.maybeRemoveExpired"), std::string::npos) << why;
+  // In session order (N0 fenced first) it is executable.
+  json swapped = scenario;
+  json& internal = swapped["steps"][5]["internal"];
+  ASSERT_EQ(internal[0], "FenceBroker(broker=1, leader_after=0)");
+  std::swap(internal[0], internal[1]);
+  EXPECT_EQ(plan_steering(swapped).not_executable, "");
+}
+
 // Every scenario of the suite that runs on a release here can be steered (the planner
 // refuses none of them): the suite's verdicts do not move to "not executable". (Five
 // older-generation corpus entries would need a combined node's replay held; they are
@@ -585,6 +660,20 @@ TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
             std::string::npos);
   EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");
   EXPECT_NE(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "3.9.1"), "");
+}
+
+// A combined voter's disk loss (issue 28 item 6): executable while the node stays down
+// (the other voters keep the committed metadata); a restart of it is refused with the
+// reason (static quorum: it would vote with an empty log; KIP-853: an observer until
+// removed and re-added).
+TEST(NotExecutable, ACombinedVotersDiskLossIsRefusedOnlyWhenItRestarts) {
+  json scenario = suite_scenario("h-corpus-min-isr-1-single-copy");
+  EXPECT_EQ(not_executable_reason(scenario, "4.4.0"), "");
+  json restart = {{"step", 4}, {"op", "restart"}, {"node", 0}, {"description", "Restart(node=0)"}};
+  scenario["steps"].push_back(restart);
+  const std::string why = not_executable_reason(scenario, "4.4.0");
+  EXPECT_NE(why.find("restarted after its disk loss"), std::string::npos) << why;
+  EXPECT_NE(why.find("KIP-853"), std::string::npos) << why;
 }
 
 TEST(WitnessScript, ParsesEveryFormAndNamesBadOnes) {
