@@ -259,7 +259,7 @@ void RealKafkaCluster::end(int step) {
 void RealKafkaCluster::run(const SteerAction& a) {
   const milliseconds budget(15000);
   // A cut that ends when its follower leads waits for that inside the wait.
-  if (a.kind == SteerAction::Kind::Heal || a.when == SteerAction::When::CaughtUp) await_release_point(a);
+  if (a.kind == SteerAction::Kind::Heal) await_release_point(a);
   switch (a.kind) {
     case SteerAction::Kind::Pause:
       steer_paused_.insert(a.node);
@@ -299,6 +299,21 @@ void RealKafkaCluster::run(const SteerAction& a) {
     case SteerAction::Kind::Sleep:
       std::this_thread::sleep_for(milliseconds(a.ms));
       break;
+    case SteerAction::Kind::GateFetch:
+      session_.call({{"op", "gate_fetch"}, {"node", a.node}, {"value", "record-" + std::to_string(a.record)}}, budget);
+      break;
+    case SteerAction::Kind::ReleaseGate:
+      session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::HoldAlterPartition:
+      session_.call({{"op", "hold_alter_partition"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::ReleaseAlterPartition:
+      session_.call({{"op", "release_alter_partition"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::ShrinkAfterFetch:
+      shrink_after_fetch(a);
+      return;
     case SteerAction::Kind::HoldMetadata:
       session_.call({{"op", "hold_metadata"}, {"node", a.node}}, budget);
       session_.note_metadata_held(a.node, true);
@@ -328,6 +343,51 @@ void RealKafkaCluster::run(const SteerAction& a) {
     }
   }
   notes_.push_back("steered: " + describe(a));
+}
+
+void RealKafkaCluster::shrink_after_fetch(const SteerAction& a) {
+  const milliseconds budget(15000);
+  const auto started = Clock::now();
+  const auto deadline = started + session_.options().wait_budget;
+  const std::string f = "N" + std::to_string(a.node), l = "N" + std::to_string(a.peer);
+  std::string how;
+  if (a.second_fetch) {
+    // The leader's shrink of f waits at the controller proxies (replica.lag.time.max.ms
+    // after f's last fetch reached it, plus up to half of it for the expiration task).
+    for (;;) {
+      const json h = session_.call({{"op", "holds"}, {"node", a.node}}, budget);
+      if (h.value("alter_partition_waiting", 0) > 0) {
+        how = "the shrink waited at the controller proxies after " +
+              std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()) + " ms";
+        break;
+      }
+      if (Clock::now() >= deadline) {
+        how = "no AlterPartition of " + l + " within the wait budget";
+        break;
+      }
+      if (interrupt_flag().load()) throw Interrupted();
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    // One fetch of f reaches the leader: the HW advances over the maximal ISR, the send is
+    // acked, and no expansion runs while the AlterPartition is in flight.
+    session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+    std::this_thread::sleep_for(milliseconds(500));
+  }
+  if (steer_cuts_[a.node]++ == 0) {
+    session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
+    session_.note_cut(a.node, "brokers", true);
+  }
+  if (a.second_fetch) {
+    std::this_thread::sleep_for(milliseconds(300));  // a fetch parked at the leader completes
+    session_.call({{"op", "release_alter_partition"}, {"node", a.peer}}, budget);
+  } else {
+    // The gate's held request now waits behind the cut; the leader shrinks f by itself.
+    session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+  }
+  notes_.push_back("steered: " + describe(a) + ": " + (how.empty() ? std::string() : how + "; ") + f +
+                   " cut from replication" + (a.second_fetch ? ", one fetch let through before, " + l +
+                                                                   "'s AlterPartition released after"
+                                                             : ""));
 }
 
 int RealKafkaCluster::session_timeout_ms() const {
@@ -362,18 +422,7 @@ void RealKafkaCluster::await_release_point(const SteerAction& a) {
   for (;;) {
     const json d = session_.call({{"op", "describe"}, {"topic", topic_}, {"timeout_ms", 5000}}, milliseconds(20000));
     const json replicas = d.value("replicas", json::object());
-    if (a.when == SteerAction::When::CaughtUp) {
-      // A keep-out cut inside a wait: once the node holds the wait's log and the HW
-      // reached the wait's (Kafka offsets: model units times the records per send).
-      const json r = replicas.value(std::to_string(a.node), json::object());
-      const json leo = r.value("leo", json()), hw = d.value("hw", json());
-      if (leo.is_number_integer() && leo.get<int>() >= a.leo * per_send_ &&
-          (a.hw < 0 || (hw.is_number_integer() && hw.get<int>() >= a.hw * per_send_))) {
-        how = "N" + std::to_string(a.node) + " holds " + std::to_string(a.leo) + " record(s), HW " +
-              (hw.is_number_integer() ? std::to_string(hw.get<int>() / per_send_) : std::string("unknown"));
-        break;
-      }
-    } else if (a.when == SteerAction::When::OwnViewLeads) {
+    if (a.when == SteerAction::When::OwnViewLeads) {
       const json v = replicas.value(std::to_string(a.node), json::object()).value("view", json());
       if (v.is_object() && v.value("leader", json()) == json(a.node) &&
           v.value("leader_epoch", json()) == json(a.leader_epoch)) {
@@ -410,8 +459,7 @@ void RealKafkaCluster::await_release_point(const SteerAction& a) {
     if (interrupt_flag().load()) throw Interrupted();
     std::this_thread::sleep_for(milliseconds(200));
   }
-  notes_.push_back(std::string(a.kind == SteerAction::Kind::Cut ? "cut point" : "release point") + " of N" +
-                   std::to_string(a.node) + " after " +
+  notes_.push_back("release point of N" + std::to_string(a.node) + " after " +
                    std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()) +
                    " ms: " + how);
 }

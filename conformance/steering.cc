@@ -209,6 +209,13 @@ std::string describe(const SteerAction& a) {
     case SteerAction::Kind::HoldRegistration:
       return "hold " + n + "'s registration and heartbeats at the controller proxies: " + a.why;
     case SteerAction::Kind::ReleaseRegistration: return "release " + n + "'s registration and heartbeats";
+    case SteerAction::Kind::GateFetch: return "arm " + n + "'s fetch gate on record " + std::to_string(a.record) + ": " + a.why;
+    case SteerAction::Kind::ReleaseGate: return "open " + n + "'s fetch gate";
+    case SteerAction::Kind::HoldAlterPartition: return "hold " + n + "'s AlterPartition requests: " + a.why;
+    case SteerAction::Kind::ReleaseAlterPartition: return "release " + n + "'s AlterPartition requests";
+    case SteerAction::Kind::ShrinkAfterFetch:
+      return "let N" + std::to_string(a.peer) + " shrink " + n +
+             (a.second_fetch ? " (one fetch between the shrink and its commit)" : "");
   }
   return "?";
 }
@@ -674,6 +681,79 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
   // Keep-out cuts (steering.h): a live, unfenced follower outside a live leader's ISR
   // whose log the trace leaves as it was did not fetch; one the wait shrinks after it
   // fetched is cut once it caught up, so that the leader shrinks it.
+  // The fetch-reply cut of follower f shrunk in wait v (steering.h).
+  auto fetch_reply_cut = [&](size_t v, int f) {
+    const json& s = steps[v];
+    const auto internal = s.value("internal", json::array());
+    const std::string shrink_prefix = "ShrinkIsr(leader=";
+    int leader = -1;
+    size_t at = internal.size();
+    for (size_t k = 0; k < internal.size(); ++k) {
+      const std::string text = internal[k].is_string() ? internal[k].get<std::string>() : "";
+      if (text.rfind(shrink_prefix, 0) == 0 && text.find("follower=" + std::to_string(f) + ")") != std::string::npos) {
+        leader = std::atoi(text.c_str() + shrink_prefix.size());
+        at = k;
+        break;
+      }
+    }
+    auto refuse = [&](const std::string& why) {
+      if (plan.not_executable.empty()) plan.not_executable = "step " + std::to_string(v + 1) + " " + why;
+    };
+    const std::string alter = "AlterPartition(leader=" + std::to_string(leader) + ")";
+    const std::string fetch = "Fetch(follower=" + std::to_string(f) + ", leader=" + std::to_string(leader) + ")";
+    for (size_t k = 0; k < at; ++k)
+      if (internal[k] == alter) {
+        refuse("shrinks N" + std::to_string(f) + " after another ISR change of N" + std::to_string(leader) +
+               " in the same wait: Kafka's leader may shrink both in one AlterPartition, and the harness holds "
+               "AlterPartition requests without telling which ISR they propose (not executable with this harness)");
+        return;
+      }
+    bool second_fetch = false;
+    for (size_t k = at + 1; k < internal.size() && internal[k] != alter; ++k) second_fetch = second_fetch || internal[k] == fetch;
+    // The record it fetched last, produced since the previous observation.
+    int record = -1;
+    size_t produce = steps.size();
+    const Known& prev = [&]() -> const Known& {
+      for (size_t q = v; q-- > 0;)
+        if (steps[q].value("op", "") == "wait") return after[q];
+      return start;
+    }();
+    for (int r : after[v].at(f).records)
+      if (!prev.count(f) || !holds(prev.at(f), r)) record = r;
+    for (size_t q = v; record >= 0 && q-- > 0 && steps[q].value("op", "") != "wait";)
+      if (steps[q].value("op", "") == "produce" && steps[q].value("record", -1) == record) produce = q;
+    if (record < 0 || produce == steps.size()) {
+      refuse("shrinks N" + std::to_string(f) + ", which fetched no record produced since the last observation: Kafka "
+             "keeps a follower whose last fetch reached the leader's end offset in the ISR however long it is silent "
+             "(Replica.isCaughtUp)");
+      return;
+    }
+    SteerAction gate = act(SteerAction::Kind::GateFetch, f, 0,
+                           "N" + std::to_string(f) + "'s next fetch after the one that brings record " + std::to_string(record) +
+                               " waits, so that its leader N" + std::to_string(leader) + " shrinks it (step " +
+                               std::to_string(v + 1) + ")");
+    gate.record = record;
+    plan.steps[static_cast<int>(produce) + 1].before.push_back(gate);
+    plan.at_end.push_back(act(SteerAction::Kind::ReleaseGate, f, 0, ""));
+    if (second_fetch) {
+      plan.steps[static_cast<int>(produce) + 1].before.push_back(
+          act(SteerAction::Kind::HoldAlterPartition, leader, 0,
+              "N" + std::to_string(f) + " fetches once between its shrink and the AlterPartition that commits it"));
+      plan.at_end.push_back(act(SteerAction::Kind::ReleaseAlterPartition, leader, 0, ""));
+    }
+    SteerAction seq = act(SteerAction::Kind::ShrinkAfterFetch, f, 0, "");
+    seq.peer = leader;
+    seq.second_fetch = second_fetch;
+    plan.steps[static_cast<int>(v) + 1].before.push_back(seq);
+    plan.notes.push_back("step " + std::to_string(produce + 1) + ": N" + std::to_string(f) +
+                         "'s fetch gate closes once a response carries record " + std::to_string(record) +
+                         (second_fetch ? ", N" + std::to_string(leader) + "'s AlterPartition requests held" : std::string()) +
+                         "; in step " + std::to_string(v + 1) + ": " +
+                         (second_fetch ? "once the shrink waits at the controller proxies, one fetch of N" +
+                                             std::to_string(f) + " let through, N" + std::to_string(f) +
+                                             " cut, the AlterPartition released"
+                                       : "N" + std::to_string(f) + " cut"));
+  };
   for (int f : replicas) {
     if (!brokers.count(f)) continue;
     bool open = false;
@@ -719,18 +799,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         reason = "the trace keeps N" + std::to_string(f) + " out of the ISR with its log unchanged in step " +
                  std::to_string(v + 1) + ", where it would fetch and rejoin (or truncate)";
       } else if (!open && out && shrinks(s, f) && member(ints(previous_isr), f)) {
-        SteerAction cut = act(SteerAction::Kind::Cut, f, 0,
-                              "the trace shrinks N" + std::to_string(f) + " in step " + std::to_string(v + 1) +
-                                  " after it fetched, which Kafka does to a follower that stops fetching");
-        cut.when = SteerAction::When::CaughtUp;
-        cut.leo = static_cast<int>(rf.records.size());
-        cut.hw = until.value("hw", json()).is_number_integer() ? until["hw"].get<int>() : -1;
-        plan.steps[static_cast<int>(v) + 1].before.push_back(cut);
+        fetch_reply_cut(v, f);
         opened_at = v;
         open = true;
         last_keep = v;
-        reason = cut.why + " (cut inside step " + std::to_string(v + 1) + " once N" + std::to_string(f) + " holds " +
-                 std::to_string(cut.leo) + " record(s) and the HW is " + std::to_string(cut.hw) + ")";
+        reason = "the trace shrinks N" + std::to_string(f) + " in step " + std::to_string(v + 1) +
+                 " after it fetched, where Kafka keeps a follower that fetches (fetch-reply cut)";
       }
       previous = &after[v];
       previous_isr = until.value("isr", json());
@@ -758,7 +832,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           case SteerAction::Kind::Resume:
           case SteerAction::Kind::Heal:
           case SteerAction::Kind::ReleaseMetadata:
-          case SteerAction::Kind::ReleaseRegistration: return 0;
+          case SteerAction::Kind::ReleaseRegistration:
+          case SteerAction::Kind::ReleaseGate:
+          case SteerAction::Kind::ReleaseAlterPartition: return 0;
+          case SteerAction::Kind::GateFetch:
+          case SteerAction::Kind::HoldAlterPartition:
+          case SteerAction::Kind::ShrinkAfterFetch:
           case SteerAction::Kind::Pause:
           case SteerAction::Kind::Cut:
           case SteerAction::Kind::HoldMetadata:

@@ -77,12 +77,21 @@
 //   just after its own crash, or at the end. A follower the `wait` itself shrinks out of
 //   the ISR (ShrinkIsr) after it fetched is a case Kafka never produces on its own: the
 //   model shrinks a follower whose latest fetch the leader has not seen yet, while the
-//   follower fetches again within 100 ms and ReplicaState.isCaughtUp keeps it. It is cut
-//   inside that `wait`, once it holds the log the `wait` shows and the HW reached the
-//   `wait`'s: then the leader shrinks it after replica.lag.time.max.ms. The model's order
-//   inside the wait (the shrink sent before the follower's next fetch is seen, the
-//   AlterPartition committed after it) reaches the same observable state as Kafka's (the
-//   fetch seen, the send acked, then the shrink), which is all a `wait` compares.
+//   follower fetches again within 100 ms, and Kafka's Replica.isCaughtUp keeps a follower
+//   whose last fetch reached the leader's end offset in the ISR however long it is silent.
+//   The *fetch-reply cut*: from the produce of the record it fetched, the driver's fetch
+//   gate holds the follower's next request once a response carried that record (the
+//   follower holds it, the leader never saw it fetch past it), so the leader shrinks it
+//   after replica.lag.time.max.ms. Where the trace lets it fetch once between the shrink
+//   and the AlterPartition that commits it (the model's way to the ack: the maximal ISR
+//   still counts it), the leader's AlterPartition requests are held at the controller
+//   proxies from the produce; inside the wait, once the shrink waits there, the gate opens
+//   for that fetch (the HW advances, the send is acked; no ISR expansion while an
+//   AlterPartition is in flight), the follower is cut, and the AlterPartition is let go.
+//   Not executable: a shrink of a follower that fetched nothing new (Kafka never does it),
+//   and a shrink that follows another ISR change of the same wait (two shrinks of one
+//   leader that Kafka may merge into one AlterPartition; the proxy does not parse which
+//   ISR an AlterPartition proposes).
 // - Not executable: a stale view that changes what a combined broker+controller does
 //   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
 //   ISR member other than the first live, unfenced one in assignment order is not what
@@ -105,13 +114,17 @@
 namespace isr::conformance {
 
 struct SteerAction {
-  enum class Kind { Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata, HoldRegistration, ReleaseRegistration };
+  enum class Kind {
+    Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata, HoldRegistration, ReleaseRegistration,
+    // The fetch-reply cut (top of this file): arm `node`'s fetch gate with `record`; hold
+    // `node`'s AlterPartition requests; their releases; and, inside the wait, the sequence
+    // that lets the leader `peer` shrink `node` (see real_kafka_cluster.cc).
+    GateFetch, ReleaseGate, HoldAlterPartition, ReleaseAlterPartition, ShrinkAfterFetch
+  };
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
   // made the wait's change (a metadata hold: see the top of this file).
-  // A keep-out cut inside a `wait` (CaughtUp) runs once the node's log reached `leo`
-  // records and the HW `hw` (model units).
-  enum class When { Now, OwnViewLeads, ControllerDone, CaughtUp };
+  enum class When { Now, OwnViewLeads, ControllerDone };
   Kind kind = Kind::Sleep;
   int node = -1;
   int ms = 0;        // Sleep
@@ -121,7 +134,9 @@ struct SteerAction {
   // ControllerDone: the nodes the wait's internal steps fence (FenceBroker), whose session
   // expiry the change waits for when no unheld broker can show it.
   std::vector<int> fenced_in_wait;
-  int leo = -1, hw = -1;  // CaughtUp
+  int record = -1;          // GateFetch: the record whose arrival closes the gate
+  int peer = -1;            // ShrinkAfterFetch: the leader
+  bool second_fetch = false;  // ShrinkAfterFetch: one fetch between the shrink and its commit
 };
 
 struct StepPlan {

@@ -543,21 +543,48 @@ json matrix_scenario(const std::string& cell) {
 }
 
 // rf2, min ISR 2: the wait shrinks N1 right after it fetched record 1 (the model's leader
-// has not seen N1's next fetch yet); Kafka keeps a follower that fetches. N1 is cut
-// inside step 2 once it holds the record and the HW is 1 (the send acked), so that the
-// leader shrinks it, and stays cut to the end (N0 comes back empty and leads; N1 keeps
-// the record). Without the rule: no action for N1 at all (it fetches in the next wait).
-TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedIsCutOnceCaughtUp) {
+// has not seen N1's next fetch yet), N1 fetches once more before the AlterPartition
+// commits (the maximal ISR counts it: the send is acked), and the ISR ends [0]. Kafka
+// keeps a follower whose last fetch reached the leader's end offset (observed: ISR [0,1]
+// for 20 s after a plain cut once it caught up). The fetch-reply cut: N1's fetch gate
+// armed on record 1 and N0's AlterPartition requests held from the produce (step 1), the
+// sequence in step 2, N1 cut to the end (N0 comes back empty and leads; N1 keeps r1).
+TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedGetsTheFetchReplyCut) {
   const SteeringPlan plan = plan_steering(matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy"));
   EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  const SteerAction* gate = find_action(plan.steps.at(1).before, SteerAction::Kind::GateFetch, 1);
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->record, 1);
+  EXPECT_NE(find_action(plan.steps.at(1).before, SteerAction::Kind::HoldAlterPartition, 0), nullptr);
   ASSERT_EQ(plan.steps.count(2), 1u);
-  const SteerAction* cut = find_action(plan.steps.at(2).before, SteerAction::Kind::Cut, 1);
-  ASSERT_NE(cut, nullptr);
-  EXPECT_EQ(cut->when, SteerAction::When::CaughtUp);
-  EXPECT_EQ(cut->leo, 1);
-  EXPECT_EQ(cut->hw, 1);
+  const SteerAction* seq = find_action(plan.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(seq->peer, 0);
+  EXPECT_TRUE(seq->second_fetch);
   EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 1), nullptr);
-  EXPECT_EQ(count_kind(plan, SteerAction::Kind::Cut), 1);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::ReleaseGate, 1), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::ReleaseAlterPartition, 0), nullptr);
+  // Without the fetch between the shrink and its commit: no AlterPartition hold.
+  json scenario = matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy");
+  json& internal = scenario["steps"][1]["internal"];
+  ASSERT_EQ(internal[2], "Fetch(follower=1, leader=0)");
+  internal.erase(2);
+  const SteeringPlan single = plan_steering(scenario);
+  EXPECT_EQ(find_action(single.steps.at(1).before, SteerAction::Kind::HoldAlterPartition, 0), nullptr);
+  EXPECT_FALSE(find_action(single.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1)->second_fetch);
+}
+
+// A shrink after another ISR change of the same leader in one wait (N2 shrunk and
+// committed, then N1): Kafka may merge both into one AlterPartition, which the proxy's
+// hold cannot tell apart: not executable, saying it is the harness's limit.
+TEST(Steering, ASecondShrinkInOneWaitIsNotExecutableWithThisHarness) {
+  json scenario = matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy");
+  json& internal = scenario["steps"][1]["internal"];
+  internal.insert(internal.begin(), "AlterPartition(leader=0)");
+  const std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 2 shrinks N1 after another ISR change of N0"), std::string::npos) << why;
+  EXPECT_NE(why.find("not executable with this harness"), std::string::npos) << why;
 }
 
 // rf3, min ISR 1, unclean: N2 never gets record 1; its record hold used to end at N0's
