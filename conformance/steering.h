@@ -100,7 +100,9 @@
 //   unfenced is not either: the controller fences a broker once its session expired
 //   (BrokerHeartbeatTracker.maybeRemoveExpired, scanned every broker.session.timeout.ms / 8,
 //   QuorumController.maybeFenceStaleBrokerPeriodNs, kafka-metadata 4.4), so the broker
-//   silent longer goes first, and no hold revives a dead broker's heartbeats. The
+//   silent longer goes first, and no hold revives a dead broker's heartbeats (checked for
+//   broker-only nodes while no controller went silent: a new active controller starts
+//   every session afresh and fences in its tracker's hash order). The
 //   plan says `not executable: <reason>` rather than run into a divergence that is the
 //   harness's.
 #pragma once
