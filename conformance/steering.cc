@@ -482,11 +482,10 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
   // first; a trace that fences one while a broker silent for longer stays unfenced runs
   // on no cluster. Silent: killed (not a clean shutdown, which fences through the
   // controlled shutdown), paused or cut from the quorum, until it registers again, is
-  // resumed or healed, or is fenced. Only for broker-only nodes, and only while no
-  // controller went silent since: a new active controller starts every broker's session
-  // at its activation, and then fences the ones that stay silent in the order its
-  // tracker iterates them (a hash map), not by how long they were silent (observed on
-  // 4.4.0: two combined nodes silent 1 s apart fenced 17 ms apart, the later one first).
+  // resumed or healed, or is fenced. Where a controller went silent since, the active one
+  // may have been among them: its successor starts every broker's session at its
+  // activation and fences the silent ones in the order its tracker iterates them (a hash
+  // map; observed on 4.4.0 both ways in two runs of one trace), which no hold sets either.
   {
     std::set<int> controllers;
     for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
@@ -517,14 +516,16 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           auto sx = silent_since.find(x);
           if (x < 0 || sx == silent_since.end()) continue;
           for (const auto& [y, since] : silent_since) {
-            if (y == x || since >= sx->second || controllers.count(x) || controllers.count(y) ||
-                (controller_silenced && *controller_silenced >= since))
-              continue;
+            if (y == x || since >= sx->second) continue;
+            const bool failover = controller_silenced && *controller_silenced >= since;
             plan.not_executable = "step " + std::to_string(i + 1) + " fences N" + std::to_string(x) + " (silent since step " +
                                   std::to_string(sx->second + 1) + ") while N" + std::to_string(y) +
                                   ", silent since step " + std::to_string(since + 1) +
                                   ", stays unfenced; Kafka's controller fences the broker whose session expired first "
-                                  "(BrokerHeartbeatTracker.maybeRemoveExpired), and no hold delays a silent broker's expiry";
+                                  "(BrokerHeartbeatTracker.maybeRemoveExpired)" +
+                                  (failover ? std::string(", or, after a failover of the active controller (a controller went "
+                                                          "silent since), both in its tracker's hash order") : std::string()) +
+                                  ", and no hold sets either order";
             break;
           }
           silent_since.erase(x);
@@ -797,9 +798,31 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       const bool out = rf.alive && !rf.paused && !rf.cut && leader >= 0 && leader != f && after[v].count(leader) &&
                        after[v].at(leader).alive && until.contains("isr") && until["isr"].is_array() &&
                        !member(ints(until["isr"]), f) && !member(ints(until.value("fenced", json())), f);
-      const bool unchanged = previous->count(f) && previous->at(f).records == rf.records;
+      // It fetched nothing in the trace since the previous observation: its log gained no
+      // record, and lost records only to its own power or disk loss (not to a truncation).
+      const bool crashed_lossy = [&] {
+        for (size_t q = previous_wait ? *previous_wait + 1 : 0; q < v; ++q)
+          if (steps[q].value("op", "") == "crash" && steps[q].value("node", -1) == f &&
+              (steps[q].value("kind", "") == "power" || steps[q].value("kind", "") == "disk"))
+            return true;
+        return false;
+      }();
+      const std::vector<int> before_log = previous->count(f) ? previous->at(f).records : std::vector<int>{};
+      const bool grew = std::any_of(rf.records.begin(), rf.records.end(), [&](int r) { return !member(before_log, r); });
+      const bool unchanged = !grew && (rf.records == before_log || crashed_lossy);
       if (open && !(out && unchanged)) {
-        close(plan.steps[static_cast<int>(last_keep) + 1].after, "until just after step " + std::to_string(last_keep + 1));
+        // Released just before this wait; if f leads in it, once it knows it leads (a
+        // leader fetches nothing, and others fetch from it).
+        SteerAction heal = act(SteerAction::Kind::Heal, f, 0, "");
+        if (leader == f) {
+          heal.when = SteerAction::When::OwnViewLeads;
+          heal.leader_epoch = wait_epoch(s);
+        }
+        plan.steps[static_cast<int>(v) + 1].before.push_back(heal);
+        plan.notes.push_back("step " + std::to_string(opened_at + 1) + ": cut N" + std::to_string(f) +
+                             "'s brokers side until step " + std::to_string(v + 1) +
+                             (leader == f ? ", once its own view shows it leading" : "") + ", because " + reason);
+        open = false;
       } else if (open) {
         last_keep = v;
       }

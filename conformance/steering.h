@@ -100,9 +100,9 @@
 //   unfenced is not either: the controller fences a broker once its session expired
 //   (BrokerHeartbeatTracker.maybeRemoveExpired, scanned every broker.session.timeout.ms / 8,
 //   QuorumController.maybeFenceStaleBrokerPeriodNs, kafka-metadata 4.4), so the broker
-//   silent longer goes first, and no hold revives a dead broker's heartbeats (checked for
-//   broker-only nodes while no controller went silent: a new active controller starts
-//   every session afresh and fences in its tracker's hash order). The
+//   silent longer goes first, and no hold revives a dead broker's heartbeats (after a
+//   failover of the active controller every session restarts and the silent ones are
+//   fenced in the new controller's hash order: no hold sets that either). The
 //   plan says `not executable: <reason>` rather than run into a divergence that is the
 //   harness's.
 #pragma once
