@@ -773,7 +773,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
   for (int f : replicas) {
     if (!brokers.count(f)) continue;
     bool open = false;
-    size_t opened_at = 0, last_keep = 0;
+    size_t opened_at = 0;
     std::string reason;
     const Known* previous = &start;  // the previous observation
     json previous_isr = initial.is_object() ? initial.value("isr", json()) : json();
@@ -823,8 +823,6 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                              "'s brokers side until step " + std::to_string(v + 1) +
                              (leader == f ? ", once its own view shows it leading" : "") + ", because " + reason);
         open = false;
-      } else if (open) {
-        last_keep = v;
       }
       if (!open && out && unchanged) {
         // From the first operation after the previous observation.
@@ -833,14 +831,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         plan.steps[static_cast<int>(first_op) + 1].before.push_back(
             act(SteerAction::Kind::Cut, f, 0, "N" + std::to_string(f) + " stays out of the ISR in step " + std::to_string(v + 1)));
         open = true;
-        last_keep = v;
         reason = "the trace keeps N" + std::to_string(f) + " out of the ISR with its log unchanged in step " +
                  std::to_string(v + 1) + ", where it would fetch and rejoin (or truncate)";
       } else if (!open && out && shrinks(s, f) && member(ints(previous_isr), f)) {
         fetch_reply_cut(v, f);
         opened_at = v;
         open = true;
-        last_keep = v;
         reason = "the trace shrinks N" + std::to_string(f) + " in step " + std::to_string(v + 1) +
                  " after it fetched, where Kafka keeps a follower that fetches (fetch-reply cut)";
       }
