@@ -741,7 +741,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     if (record < 0 || produce == steps.size()) {
       refuse("shrinks N" + std::to_string(f) + ", which fetched no record produced since the last observation: Kafka "
              "keeps a follower whose last fetch reached the leader's end offset in the ISR however long it is silent "
-             "(Replica.isCaughtUp)");
+             "(ReplicaState.isCaughtUp)");
       return;
     }
     SteerAction gate = act(SteerAction::Kind::GateFetch, f, 0,

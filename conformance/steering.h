@@ -77,7 +77,7 @@
 //   just after its own crash, or at the end. A follower the `wait` itself shrinks out of
 //   the ISR (ShrinkIsr) after it fetched is a case Kafka never produces on its own: the
 //   model shrinks a follower whose latest fetch the leader has not seen yet, while the
-//   follower fetches again within 100 ms, and Kafka's Replica.isCaughtUp keeps a follower
+//   follower fetches again within 100 ms, and Kafka's ReplicaState.isCaughtUp keeps a follower
 //   whose last fetch reached the leader's end offset in the ISR however long it is silent.
 //   The *fetch-reply cut*: from the produce of the record it fetched, the driver's fetch
 //   gate holds the follower's next request once a response carried that record (the
