@@ -69,12 +69,13 @@
 //   request.timeout.ms then gets 500 ms (what the export option --request-timeout-ms gave
 //   h-corpus-acks-1-lost-response-duplicates by hand).
 // - Keep-out cuts (issue 28): a live, unfenced follower that a `wait` shows outside the
-//   ISR of a live leader, with its log as the previous observation showed it, did not
-//   fetch in the trace; Kafka's would, within 100 ms, and rejoin the ISR (or truncate). It
-//   is cut from replication from the first operation after that previous observation
-//   (so a record hold that ended at a leader's crash goes on) through every following
-//   `wait` that keeps it out with its log unchanged, released just after the last one,
-//   just after its own crash, or at the end. A follower the `wait` itself shrinks out of
+//   ISR of a live leader, with its log as the previous observation showed it (no record
+//   gained, none lost but to its own power or disk loss), did not fetch in the trace;
+//   Kafka's would, within 100 ms, and rejoin the ISR (or truncate). It is cut from
+//   replication from the first operation after that previous observation (so a record
+//   hold that ended at a leader's crash goes on) through every following `wait` that
+//   keeps it out so, released just before the next `wait` (once its own view shows it
+//   leading, if it leads there), just after its own crash, or at the end. A follower the `wait` itself shrinks out of
 //   the ISR (ShrinkIsr) after it fetched is a case Kafka never produces on its own: the
 //   model shrinks a follower whose latest fetch the leader has not seen yet, while the
 //   follower fetches again within 100 ms, and Kafka's ReplicaState.isCaughtUp keeps a follower
