@@ -126,10 +126,28 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
         }
       }
     }
-    if (kind == "disk" && std::find(voters.begin(), voters.end(), node) != voters.end() &&
+    // A combined voter's disk loss wipes its KRaft log and quorum state too. While the node
+    // stays down that changes nothing the partition model describes (the other voters keep
+    // the committed metadata); a restart does: on the harness's static quorum
+    // (controller.quorum.voters, kraft.version 0) the empty voter votes as if it had the
+    // log (the kraft model's fixes.directory_ids=false hazard), and on a KIP-853 dynamic
+    // quorum it comes back an observer until an operator removes and re-adds it, which the
+    // partition model's restart does not describe (docs/conformance.md, "A combined
+    // voter's disk loss").
+    const bool restarted_later = [&] {
+      bool after = false;
+      for (const json& t : steps) {
+        if (&t == &s) after = true;
+        else if (after && t.value("op", "") == "restart" && t.value("node", -1) == node) return true;
+      }
+      return false;
+    }();
+    if (kind == "disk" && restarted_later && std::find(voters.begin(), voters.end(), node) != voters.end() &&
         scenario["cluster"].value("controller", json::object()).value("placement", "") == "combined") {
-      return where + ": disk loss of a combined broker+controller node also wipes its KRaft metadata log and "
-                     "voter state, which the partition model keeps; such a scenario needs dedicated controllers";
+      return where + ": a combined broker+controller node restarted after its disk loss rejoins the KRaft quorum "
+                     "on an empty metadata log: on the static quorum it would vote as if it had the log, and KIP-853's "
+                     "dynamic quorum makes it an observer until it is removed and re-added, neither of which the "
+                     "partition model describes; such a scenario needs dedicated controllers";
     }
   }
   return "";
@@ -295,6 +313,21 @@ void RealKafkaCluster::run(const SteerAction& a) {
     case SteerAction::Kind::Sleep:
       std::this_thread::sleep_for(milliseconds(a.ms));
       break;
+    case SteerAction::Kind::GateFetch:
+      session_.call({{"op", "gate_fetch"}, {"node", a.node}, {"value", "record-" + std::to_string(a.record)}}, budget);
+      break;
+    case SteerAction::Kind::ReleaseGate:
+      session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::HoldAlterPartition:
+      session_.call({{"op", "hold_alter_partition"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::ReleaseAlterPartition:
+      session_.call({{"op", "release_alter_partition"}, {"node", a.node}}, budget);
+      break;
+    case SteerAction::Kind::ShrinkAfterFetch:
+      shrink_after_fetch(a);
+      return;
     case SteerAction::Kind::HoldMetadata:
       session_.call({{"op", "hold_metadata"}, {"node", a.node}}, budget);
       session_.note_metadata_held(a.node, true);
@@ -324,6 +357,51 @@ void RealKafkaCluster::run(const SteerAction& a) {
     }
   }
   notes_.push_back("steered: " + describe(a));
+}
+
+void RealKafkaCluster::shrink_after_fetch(const SteerAction& a) {
+  const milliseconds budget(15000);
+  const auto started = Clock::now();
+  const auto deadline = started + session_.options().wait_budget;
+  const std::string f = "N" + std::to_string(a.node), l = "N" + std::to_string(a.peer);
+  std::string how;
+  if (a.second_fetch) {
+    // The leader's shrink of f waits at the controller proxies (replica.lag.time.max.ms
+    // after f's last fetch reached it, plus up to half of it for the expiration task).
+    for (;;) {
+      const json h = session_.call({{"op", "holds"}, {"node", a.node}}, budget);
+      if (h.value("alter_partition_waiting", 0) > 0) {
+        how = "the shrink waited at the controller proxies after " +
+              std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()) + " ms";
+        break;
+      }
+      if (Clock::now() >= deadline) {
+        how = "no AlterPartition of " + l + " within the wait budget";
+        break;
+      }
+      if (interrupt_flag().load()) throw Interrupted();
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    // One fetch of f reaches the leader: the HW advances over the maximal ISR, the send is
+    // acked, and no expansion runs while the AlterPartition is in flight.
+    session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+    std::this_thread::sleep_for(milliseconds(500));
+  }
+  if (steer_cuts_[a.node]++ == 0) {
+    session_.call({{"op", "cut"}, {"node", a.node}, {"side", "brokers"}}, budget);
+    session_.note_cut(a.node, "brokers", true);
+  }
+  if (a.second_fetch) {
+    std::this_thread::sleep_for(milliseconds(300));  // a fetch parked at the leader completes
+    session_.call({{"op", "release_alter_partition"}, {"node", a.peer}}, budget);
+  } else {
+    // The gate's held request now waits behind the cut; the leader shrinks f by itself.
+    session_.call({{"op", "release_fetch_gate"}, {"node", a.node}}, budget);
+  }
+  notes_.push_back("steered: " + describe(a) + ": " + (how.empty() ? std::string() : how + "; ") + f +
+                   " cut from replication" + (a.second_fetch ? ", one fetch let through before, " + l +
+                                                                   "'s AlterPartition released after"
+                                                             : ""));
 }
 
 int RealKafkaCluster::session_timeout_ms() const {

@@ -117,6 +117,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void signal(int node, bool stop);  // SIGSTOP / SIGCONT unless the other party still holds it
   // Blocks (bounded) until a release inside a wait may run (SteerAction::When).
   void await_release_point(const SteerAction& a);
+  // The fetch-reply cut's sequence inside a wait (steering.h).
+  void shrink_after_fetch(const SteerAction& a);
   int session_timeout_ms() const;
 
   KafkaSession& session_;

@@ -163,6 +163,28 @@ bool internal_of(const json& step, const std::string& kind, int n) {
   return false;
 }
 
+// Whether wait `step`'s internal steps shrink follower f ("ShrinkIsr(leader=0, follower=1)").
+bool shrinks(const json& step, int f) {
+  const std::string key = "follower=" + std::to_string(f) + ")";
+  for (const json& i : step.value("internal", json::array()))
+    if (i.is_string() && i.get<std::string>().rfind("ShrinkIsr(", 0) == 0 && i.get<std::string>().find(key) != std::string::npos)
+      return true;
+  return false;
+}
+
+bool member(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The node an internal step names after `kind(broker=` (-1: not that kind).
+int broker_of(const std::string& text, const std::string& kind) {
+  const std::string key = kind + "(broker=";
+  if (text.rfind(key, 0) != 0) return -1;
+  try {
+    return std::stoi(text.substr(key.size()));
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 SteerAction act(SteerAction::Kind kind, int node, int ms, std::string why) {
   SteerAction a;
   a.kind = kind;
@@ -187,6 +209,13 @@ std::string describe(const SteerAction& a) {
     case SteerAction::Kind::HoldRegistration:
       return "hold " + n + "'s registration and heartbeats at the controller proxies: " + a.why;
     case SteerAction::Kind::ReleaseRegistration: return "release " + n + "'s registration and heartbeats";
+    case SteerAction::Kind::GateFetch: return "arm " + n + "'s fetch gate on record " + std::to_string(a.record) + ": " + a.why;
+    case SteerAction::Kind::ReleaseGate: return "open " + n + "'s fetch gate";
+    case SteerAction::Kind::HoldAlterPartition: return "hold " + n + "'s AlterPartition requests: " + a.why;
+    case SteerAction::Kind::ReleaseAlterPartition: return "release " + n + "'s AlterPartition requests";
+    case SteerAction::Kind::ShrinkAfterFetch:
+      return "let N" + std::to_string(a.peer) + " shrink " + n +
+             (a.second_fetch ? " (one fetch between the shrink and its commit)" : "");
   }
   return "?";
 }
@@ -449,6 +478,62 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       break;
     }
   }
+  // Fencing order (steering.h): the controller fences the broker whose heartbeats stopped
+  // first; a trace that fences one while a broker silent for longer stays unfenced runs
+  // on no cluster. Silent: killed (not a clean shutdown, which fences through the
+  // controlled shutdown), paused or cut from the quorum, until it registers again, is
+  // resumed or healed, or is fenced. Where a controller went silent since, the active one
+  // may have been among them: its successor starts every broker's session at its
+  // activation and fences the silent ones in the order its tracker iterates them (a hash
+  // map; observed on 4.4.0 both ways in two runs of one trace), which no hold sets either.
+  {
+    std::set<int> controllers;
+    for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
+      const json roles = n.value("roles", json::array());
+      if (n.contains("id") && n["id"].is_number_integer() &&
+          std::find(roles.begin(), roles.end(), "controller") != roles.end())
+        controllers.insert(n["id"].get<int>());
+    }
+    std::optional<size_t> controller_silenced;  // the last step a controller went silent
+    std::map<int, size_t> silent_since;
+    for (size_t i = 0; i < steps.size() && plan.not_executable.empty(); ++i) {
+      const json& s = steps[i];
+      const std::string op = s.value("op", "");
+      const int node = s.value("node", -1);
+      const bool quorum = s.value("side", "") == "quorum";
+      if ((op == "crash" || op == "pause" || (op == "cut" && quorum)) && controllers.count(node)) controller_silenced = i;
+      if ((op == "crash" && s.value("kind", "") != "clean") || op == "pause" || (op == "cut" && quorum)) {
+        silent_since.emplace(node, i);
+      } else if (op == "resume" || (op == "heal" && quorum)) {
+        silent_since.erase(node);
+      } else if (op == "wait") {
+        for (const json& in : s.value("internal", json::array())) {
+          if (!in.is_string()) continue;
+          const std::string text = in.get<std::string>();
+          for (const char* kind : {"RegisterBroker", "UnfenceBroker"})
+            if (const int b = broker_of(text, kind); b >= 0) silent_since.erase(b);
+          const int x = broker_of(text, "FenceBroker");
+          auto sx = silent_since.find(x);
+          if (x < 0 || sx == silent_since.end()) continue;
+          for (const auto& [y, since] : silent_since) {
+            if (y == x || since >= sx->second) continue;
+            const bool failover = controller_silenced && *controller_silenced >= since;
+            plan.not_executable = "step " + std::to_string(i + 1) + " fences N" + std::to_string(x) + " (silent since step " +
+                                  std::to_string(sx->second + 1) + ") while N" + std::to_string(y) +
+                                  ", silent since step " + std::to_string(since + 1) +
+                                  ", stays unfenced; Kafka's controller fences the broker whose session expired first "
+                                  "(BrokerHeartbeatTracker.maybeRemoveExpired)" +
+                                  (failover ? std::string(", or, after a failover of the active controller (a controller went "
+                                                          "silent since), both in its tracker's hash order") : std::string()) +
+                                  ", and no hold sets either order";
+            break;
+          }
+          silent_since.erase(x);
+          if (!plan.not_executable.empty()) break;
+        }
+      }
+    }
+  }
   // Metadata holds of broker-only nodes whose stale view matters (steering.h).
   std::set<int> broker_only;
   for (const json& n : scenario.value("cluster", json::object()).value("nodes", json::array())) {
@@ -609,6 +694,158 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
                          " (BrokerRegistration/BrokerHeartbeat wait at the controller proxies)" +
                          (cut ? " and cut its brokers side" : "") + " " + until_text + ", because " + why);
   }
+  // Keep-out cuts (steering.h): a live, unfenced follower outside a live leader's ISR
+  // whose log the trace leaves as it was did not fetch; one the wait shrinks after it
+  // fetched is cut once it caught up, so that the leader shrinks it.
+  // The fetch-reply cut of follower f shrunk in wait v (steering.h).
+  auto fetch_reply_cut = [&](size_t v, int f) {
+    const json& s = steps[v];
+    const auto internal = s.value("internal", json::array());
+    const std::string shrink_prefix = "ShrinkIsr(leader=";
+    int leader = -1;
+    size_t at = internal.size();
+    for (size_t k = 0; k < internal.size(); ++k) {
+      const std::string text = internal[k].is_string() ? internal[k].get<std::string>() : "";
+      if (text.rfind(shrink_prefix, 0) == 0 && text.find("follower=" + std::to_string(f) + ")") != std::string::npos) {
+        leader = std::atoi(text.c_str() + shrink_prefix.size());
+        at = k;
+        break;
+      }
+    }
+    auto refuse = [&](const std::string& why) {
+      if (plan.not_executable.empty()) plan.not_executable = "step " + std::to_string(v + 1) + " " + why;
+    };
+    const std::string alter = "AlterPartition(leader=" + std::to_string(leader) + ")";
+    const std::string fetch = "Fetch(follower=" + std::to_string(f) + ", leader=" + std::to_string(leader) + ")";
+    for (size_t k = 0; k < at; ++k)
+      if (internal[k] == alter) {
+        refuse("shrinks N" + std::to_string(f) + " after another ISR change of N" + std::to_string(leader) +
+               " in the same wait: Kafka's leader may shrink both in one AlterPartition, and the harness holds "
+               "AlterPartition requests without telling which ISR they propose (not executable with this harness)");
+        return;
+      }
+    bool second_fetch = false;
+    for (size_t k = at + 1; k < internal.size() && internal[k] != alter; ++k) second_fetch = second_fetch || internal[k] == fetch;
+    // The record it fetched last, produced since the previous observation.
+    int record = -1;
+    size_t produce = steps.size();
+    const Known& prev = [&]() -> const Known& {
+      for (size_t q = v; q-- > 0;)
+        if (steps[q].value("op", "") == "wait") return after[q];
+      return start;
+    }();
+    for (int r : after[v].at(f).records)
+      if (!prev.count(f) || !holds(prev.at(f), r)) record = r;
+    for (size_t q = v; record >= 0 && q-- > 0 && steps[q].value("op", "") != "wait";)
+      if (steps[q].value("op", "") == "produce" && steps[q].value("record", -1) == record) produce = q;
+    if (record < 0 || produce == steps.size()) {
+      refuse("shrinks N" + std::to_string(f) + ", which fetched no record produced since the last observation: Kafka "
+             "keeps a follower whose last fetch reached the leader's end offset in the ISR however long it is silent "
+             "(ReplicaState.isCaughtUp)");
+      return;
+    }
+    SteerAction gate = act(SteerAction::Kind::GateFetch, f, 0,
+                           "N" + std::to_string(f) + "'s next fetch after the one that brings record " + std::to_string(record) +
+                               " waits, so that its leader N" + std::to_string(leader) + " shrinks it (step " +
+                               std::to_string(v + 1) + ")");
+    gate.record = record;
+    plan.steps[static_cast<int>(produce) + 1].before.push_back(gate);
+    plan.at_end.push_back(act(SteerAction::Kind::ReleaseGate, f, 0, ""));
+    if (second_fetch) {
+      plan.steps[static_cast<int>(produce) + 1].before.push_back(
+          act(SteerAction::Kind::HoldAlterPartition, leader, 0,
+              "N" + std::to_string(f) + " fetches once between its shrink and the AlterPartition that commits it"));
+      plan.at_end.push_back(act(SteerAction::Kind::ReleaseAlterPartition, leader, 0, ""));
+    }
+    SteerAction seq = act(SteerAction::Kind::ShrinkAfterFetch, f, 0, "");
+    seq.peer = leader;
+    seq.second_fetch = second_fetch;
+    plan.steps[static_cast<int>(v) + 1].before.push_back(seq);
+    plan.notes.push_back("step " + std::to_string(produce + 1) + ": N" + std::to_string(f) +
+                         "'s fetch gate closes once a response carries record " + std::to_string(record) +
+                         (second_fetch ? ", N" + std::to_string(leader) + "'s AlterPartition requests held" : std::string()) +
+                         "; in step " + std::to_string(v + 1) + ": " +
+                         (second_fetch ? "once the shrink waits at the controller proxies, one fetch of N" +
+                                             std::to_string(f) + " let through, N" + std::to_string(f) +
+                                             " cut, the AlterPartition released"
+                                       : "N" + std::to_string(f) + " cut"));
+  };
+  for (int f : replicas) {
+    if (!brokers.count(f)) continue;
+    bool open = false;
+    size_t opened_at = 0;
+    std::string reason;
+    const Known* previous = &start;  // the previous observation
+    json previous_isr = initial.is_object() ? initial.value("isr", json()) : json();
+    std::optional<size_t> previous_wait;
+    auto close = [&](std::vector<SteerAction>& where, const std::string& until_text) {
+      where.push_back(act(SteerAction::Kind::Heal, f, 0, ""));
+      plan.notes.push_back("step " + std::to_string(opened_at + 1) + ": cut N" + std::to_string(f) + "'s brokers side " +
+                           until_text + ", because " + reason);
+      open = false;
+    };
+    for (size_t v = 0; v < steps.size(); ++v) {
+      const json& s = steps[v];
+      const std::string op = s.value("op", "");
+      if (open && op == "crash" && s.value("node", -1) == f) {
+        close(plan.steps[static_cast<int>(v) + 1].after, "until just after its crash (step " + std::to_string(v + 1) + ")");
+        continue;
+      }
+      if (op != "wait") continue;
+      const json until = s.value("until", json::object());
+      const int leader = wait_leader(s);
+      const Replica& rf = after[v].at(f);
+      const bool out = rf.alive && !rf.paused && !rf.cut && leader >= 0 && leader != f && after[v].count(leader) &&
+                       after[v].at(leader).alive && until.contains("isr") && until["isr"].is_array() &&
+                       !member(ints(until["isr"]), f) && !member(ints(until.value("fenced", json())), f);
+      // It fetched nothing in the trace since the previous observation: its log gained no
+      // record, and lost records only to its own power or disk loss (not to a truncation).
+      const bool crashed_lossy = [&] {
+        for (size_t q = previous_wait ? *previous_wait + 1 : 0; q < v; ++q)
+          if (steps[q].value("op", "") == "crash" && steps[q].value("node", -1) == f &&
+              (steps[q].value("kind", "") == "power" || steps[q].value("kind", "") == "disk"))
+            return true;
+        return false;
+      }();
+      const std::vector<int> before_log = previous->count(f) ? previous->at(f).records : std::vector<int>{};
+      const bool grew = std::any_of(rf.records.begin(), rf.records.end(), [&](int r) { return !member(before_log, r); });
+      const bool unchanged = !grew && (rf.records == before_log || crashed_lossy);
+      if (open && !(out && unchanged)) {
+        // Released just before this wait; if f leads in it, once it knows it leads (a
+        // leader fetches nothing, and others fetch from it).
+        SteerAction heal = act(SteerAction::Kind::Heal, f, 0, "");
+        if (leader == f) {
+          heal.when = SteerAction::When::OwnViewLeads;
+          heal.leader_epoch = wait_epoch(s);
+        }
+        plan.steps[static_cast<int>(v) + 1].before.push_back(heal);
+        plan.notes.push_back("step " + std::to_string(opened_at + 1) + ": cut N" + std::to_string(f) +
+                             "'s brokers side until step " + std::to_string(v + 1) +
+                             (leader == f ? ", once its own view shows it leading" : "") + ", because " + reason);
+        open = false;
+      }
+      if (!open && out && unchanged) {
+        // From the first operation after the previous observation.
+        const size_t first_op = previous_wait ? *previous_wait + 1 : 0;
+        opened_at = first_op;
+        plan.steps[static_cast<int>(first_op) + 1].before.push_back(
+            act(SteerAction::Kind::Cut, f, 0, "N" + std::to_string(f) + " stays out of the ISR in step " + std::to_string(v + 1)));
+        open = true;
+        reason = "the trace keeps N" + std::to_string(f) + " out of the ISR with its log unchanged in step " +
+                 std::to_string(v + 1) + ", where it would fetch and rejoin (or truncate)";
+      } else if (!open && out && shrinks(s, f) && member(ints(previous_isr), f)) {
+        fetch_reply_cut(v, f);
+        opened_at = v;
+        open = true;
+        reason = "the trace shrinks N" + std::to_string(f) + " in step " + std::to_string(v + 1) +
+                 " after it fetched, where Kafka keeps a follower that fetches (fetch-reply cut)";
+      }
+      previous = &after[v];
+      previous_isr = until.value("isr", json());
+      previous_wait = v;
+    }
+    if (open) close(plan.at_end, "to the end");
+  }
   // One settling sleep per step that starts a hold, after the holds and before the op.
   for (auto& [step, sp] : plan.steps) {
     const bool starts = std::any_of(sp.before.begin(), sp.before.end(), [](const SteerAction& a) {
@@ -629,7 +866,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           case SteerAction::Kind::Resume:
           case SteerAction::Kind::Heal:
           case SteerAction::Kind::ReleaseMetadata:
-          case SteerAction::Kind::ReleaseRegistration: return 0;
+          case SteerAction::Kind::ReleaseRegistration:
+          case SteerAction::Kind::ReleaseGate:
+          case SteerAction::Kind::ReleaseAlterPartition: return 0;
+          case SteerAction::Kind::GateFetch:
+          case SteerAction::Kind::HoldAlterPartition:
+          case SteerAction::Kind::ShrinkAfterFetch:
           case SteerAction::Kind::Pause:
           case SteerAction::Kind::Cut:
           case SteerAction::Kind::HoldMetadata:

@@ -68,10 +68,42 @@
 //   the ISR where the trace does not. A scenario that does not set the producer's
 //   request.timeout.ms then gets 500 ms (what the export option --request-timeout-ms gave
 //   h-corpus-acks-1-lost-response-duplicates by hand).
+// - Keep-out cuts (issue 28): a live, unfenced follower that a `wait` shows outside the
+//   ISR of a live leader, with its log as the previous observation showed it (no record
+//   gained, none lost but to its own power or disk loss), did not fetch in the trace;
+//   Kafka's would, within 100 ms, and rejoin the ISR (or truncate). It is cut from
+//   replication from the first operation after that previous observation (so a record
+//   hold that ended at a leader's crash goes on) through every following `wait` that
+//   keeps it out so, released just before the next `wait` (once its own view shows it
+//   leading, if it leads there), just after its own crash, or at the end. A follower the `wait` itself shrinks out of
+//   the ISR (ShrinkIsr) after it fetched is a case Kafka never produces on its own: the
+//   model shrinks a follower whose latest fetch the leader has not seen yet, while the
+//   follower fetches again within 100 ms, and Kafka's ReplicaState.isCaughtUp keeps a follower
+//   whose last fetch reached the leader's end offset in the ISR however long it is silent.
+//   The *fetch-reply cut*: from the produce of the record it fetched, the driver's fetch
+//   gate holds the follower's next request once a response carried that record (the
+//   follower holds it, the leader never saw it fetch past it), so the leader shrinks it
+//   after replica.lag.time.max.ms. Where the trace lets it fetch once between the shrink
+//   and the AlterPartition that commits it (the model's way to the ack: the maximal ISR
+//   still counts it), the leader's AlterPartition requests are held at the controller
+//   proxies from the produce; inside the wait, once the shrink waits there, the gate opens
+//   for that fetch (the HW advances, the send is acked; no ISR expansion while an
+//   AlterPartition is in flight), the follower is cut, and the AlterPartition is let go.
+//   Not executable: a shrink of a follower that fetched nothing new (Kafka never does it),
+//   and a shrink that follows another ISR change of the same wait (two shrinks of one
+//   leader that Kafka may merge into one AlterPartition; the proxy does not parse which
+//   ISR an AlterPartition proposes).
 // - Not executable: a stale view that changes what a combined broker+controller does
 //   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
 //   ISR member other than the first live, unfenced one in assignment order is not what
-//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held. The
+//   Kafka's controller does (PartitionChangeBuilder.electAnyLeader) whatever is held; a
+//   fencing of a broker whose heartbeats stopped later than those of another broker still
+//   unfenced is not either: the controller fences a broker once its session expired
+//   (BrokerHeartbeatTracker.maybeRemoveExpired, scanned every broker.session.timeout.ms / 8,
+//   QuorumController.maybeFenceStaleBrokerPeriodNs, kafka-metadata 4.4), so the broker
+//   silent longer goes first, and no hold revives a dead broker's heartbeats (after a
+//   failover of the active controller every session restarts and the silent ones are
+//   fenced in the new controller's hash order: no hold sets that either). The
 //   plan says `not executable: <reason>` rather than run into a divergence that is the
 //   harness's.
 #pragma once
@@ -85,7 +117,13 @@
 namespace isr::conformance {
 
 struct SteerAction {
-  enum class Kind { Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata, HoldRegistration, ReleaseRegistration };
+  enum class Kind {
+    Pause, Resume, Cut, Heal, Sleep, HoldMetadata, ReleaseMetadata, HoldRegistration, ReleaseRegistration,
+    // The fetch-reply cut (top of this file): arm `node`'s fetch gate with `record`; hold
+    // `node`'s AlterPartition requests; their releases; and, inside the wait, the sequence
+    // that lets the leader `peer` shrink `node` (see real_kafka_cluster.cc).
+    GateFetch, ReleaseGate, HoldAlterPartition, ReleaseAlterPartition, ShrinkAfterFetch
+  };
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
   // made the wait's change (a metadata hold: see the top of this file).
@@ -99,6 +137,9 @@ struct SteerAction {
   // ControllerDone: the nodes the wait's internal steps fence (FenceBroker), whose session
   // expiry the change waits for when no unheld broker can show it.
   std::vector<int> fenced_in_wait;
+  int record = -1;          // GateFetch: the record whose arrival closes the gate
+  int peer = -1;            // ShrinkAfterFetch: the leader
+  bool second_fetch = false;  // ShrinkAfterFetch: one fetch between the shrink and its commit
 };
 
 struct StepPlan {

@@ -535,6 +535,134 @@ TEST(Steering, AnElectionKafkaWouldMakeDifferentlyIsNotExecutable) {
   EXPECT_NE(why.find("N1 (PartitionChangeBuilder.electAnyLeader)"), std::string::npos) << why;
 }
 
+// Matrix red cells of issue 28 (tests/data/scenario-matrix-*.json, exported by
+// conformance/coverage.sh --matrix): the orders steering had no hold for.
+json matrix_scenario(const std::string& cell) {
+  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/tests/data/scenario-matrix-" + cell + ".json");
+  return json::parse(in);
+}
+
+// rf2, min ISR 2: the wait shrinks N1 right after it fetched record 1 (the model's leader
+// has not seen N1's next fetch yet), N1 fetches once more before the AlterPartition
+// commits (the maximal ISR counts it: the send is acked), and the ISR ends [0]. Kafka
+// keeps a follower whose last fetch reached the leader's end offset (observed: ISR [0,1]
+// for 20 s after a plain cut once it caught up). The fetch-reply cut: N1's fetch gate
+// armed on record 1 and N0's AlterPartition requests held from the produce (step 1), the
+// sequence in step 2, N1 cut to the end (N0 comes back empty and leads; N1 keeps r1).
+TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedGetsTheFetchReplyCut) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  const SteerAction* gate = find_action(plan.steps.at(1).before, SteerAction::Kind::GateFetch, 1);
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->record, 1);
+  EXPECT_NE(find_action(plan.steps.at(1).before, SteerAction::Kind::HoldAlterPartition, 0), nullptr);
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  const SteerAction* seq = find_action(plan.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(seq->peer, 0);
+  EXPECT_TRUE(seq->second_fetch);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 1), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::ReleaseGate, 1), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::ReleaseAlterPartition, 0), nullptr);
+  // Without the fetch between the shrink and its commit: no AlterPartition hold.
+  json scenario = matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy");
+  json& internal = scenario["steps"][1]["internal"];
+  ASSERT_EQ(internal[2], "Fetch(follower=1, leader=0)");
+  internal.erase(2);
+  const SteeringPlan single = plan_steering(scenario);
+  EXPECT_EQ(find_action(single.steps.at(1).before, SteerAction::Kind::HoldAlterPartition, 0), nullptr);
+  EXPECT_FALSE(find_action(single.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1)->second_fetch);
+}
+
+// A shrink after another ISR change of the same leader in one wait (N2 shrunk and
+// committed, then N1): Kafka may merge both into one AlterPartition, which the proxy's
+// hold cannot tell apart: not executable, saying it is the harness's limit.
+TEST(Steering, ASecondShrinkInOneWaitIsNotExecutableWithThisHarness) {
+  json scenario = matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy");
+  json& internal = scenario["steps"][1]["internal"];
+  internal.insert(internal.begin(), "AlterPartition(leader=0)");
+  const std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 2 shrinks N1 after another ISR change of N0"), std::string::npos) << why;
+  EXPECT_NE(why.find("not executable with this harness"), std::string::npos) << why;
+}
+
+// rf3, min ISR 1, unclean: N2 never gets record 1; its record hold used to end at N0's
+// crash (step 3), and N2 then rejoined the new leader N1's ISR ([1,2] where the trace
+// keeps [1]). Now a keep-out cut (N2 out of the ISR with its log unchanged in steps 2
+// and 4) holds it from step 1 to the end beside the record hold, so that the record
+// hold's end after the crash leaves it cut (the driver heals at the last heal).
+TEST(Steering, AFollowerKeptOutOfTheIsrStaysCutAfterItsLeadersCrash) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf3-isr1-acksall-unclean-elr-combined-f1-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  const auto& first = plan.steps.at(1).before;
+  EXPECT_EQ(std::count_if(first.begin(), first.end(),
+                          [](const SteerAction& a) { return a.kind == SteerAction::Kind::Cut && a.node == 2; }),
+            2);
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  EXPECT_NE(find_action(plan.steps.at(3).after, SteerAction::Kind::Heal, 2), nullptr);  // the record hold's end
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 2), nullptr);            // the keep-out's
+  // N1 leads from step 4: its keep-out ends there, once its own view shows it leading.
+  ASSERT_EQ(plan.steps.count(4), 1u);
+  const SteerAction* heal = find_action(plan.steps.at(4).before, SteerAction::Kind::Heal, 1);
+  ASSERT_NE(heal, nullptr);
+  EXPECT_EQ(heal->when, SteerAction::When::OwnViewLeads);
+  EXPECT_EQ(find_action(plan.at_end, SteerAction::Kind::Heal, 1), nullptr);
+}
+
+// rf2, min ISR 2, ELR: N0 is killed and restarted, registers (step 5) but the trace never
+// lets it replay or fetch (ISR [1], its log unchanged in steps 5 and 8); Kafka's N0
+// rejoined the ISR, and was elected after N1's power loss. N0 is cut from step 3 (the
+// first operation after the wait that last showed it) to the end.
+TEST(Steering, ARestartedBrokerKeptOutOfTheIsrIsCutFromReplication) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf2-isr2-acksall-clean-elr-combined-f2-lossy"));
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  EXPECT_NE(find_action(plan.steps.at(3).before, SteerAction::Kind::Cut, 0), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 0), nullptr);
+}
+
+// rf3, min ISR 2, combined: N0 loses power at step 3 (restarted at 4, registration
+// deferred), N1 is killed at step 5, and the wait fences N1 before N0. Kafka's controller
+// fences the broker whose session expired first, N0, unless the active controller was
+// among the dead: then its successor fences both in its tracker's hash order (observed on
+// 4.4.0 both ways). Not executable, with the reason; with broker-only nodes beside a
+// dedicated controller the reason names no failover.
+TEST(Steering, AFencingOutOfSessionOrderIsNotExecutable) {
+  json scenario = matrix_scenario("rf3-isr2-acksall-clean-noelr-combined-f2-lossy");
+  std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 6 fences N1 (silent since step 5) while N0, silent since step 3"), std::string::npos) << why;
+  EXPECT_NE(why.find("BrokerHeartbeatTracker.maybeRemoveExpired"), std::string::npos) << why;
+  EXPECT_NE(why.find("after a failover of the active controller"), std::string::npos) << why;
+  // In session order (N0 fenced first) it is executable.
+  json swapped = scenario;
+  json& internal = swapped["steps"][5]["internal"];
+  ASSERT_EQ(internal[0], "FenceBroker(broker=1, leader_after=0)");
+  std::swap(internal[0], internal[1]);
+  EXPECT_EQ(plan_steering(swapped).not_executable.find("fences"), std::string::npos);
+  for (json& n : scenario["cluster"]["nodes"]) n["roles"] = json::array({"broker"});
+  scenario["cluster"]["nodes"].push_back({{"id", 3}, {"roles", json::array({"controller"})}});
+  why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 6 fences N1"), std::string::npos) << why;
+  EXPECT_EQ(why.find("failover"), std::string::npos) << why;
+}
+
+// rf3, min ISR 3, unclean: N0 loses power (its log empties), restarts and registers in
+// step 5, but never replays or fetches (ISR [1], log []); Kafka's N0 fetched r1 from N1
+// and rejoined ([0,1]). A log emptied by the node's own power loss is no fetch: N0 is cut
+// from step 3 until step 7, where it leads (released once its own view shows it).
+TEST(Steering, ALogLostToPowerLossIsNoFetchForTheKeepOut) {
+  const SteeringPlan plan = plan_steering(matrix_scenario("rf3-isr3-acksall-unclean-noelr-combined-f2-lossy"));
+  ASSERT_EQ(plan.steps.count(3), 1u);
+  EXPECT_NE(find_action(plan.steps.at(3).before, SteerAction::Kind::Cut, 0), nullptr);
+  ASSERT_EQ(plan.steps.count(7), 1u);
+  const SteerAction* heal = find_action(plan.steps.at(7).before, SteerAction::Kind::Heal, 0);
+  ASSERT_NE(heal, nullptr);
+  EXPECT_EQ(heal->when, SteerAction::When::OwnViewLeads);
+  EXPECT_EQ(heal->leader_epoch, 2);
+}
+
 // Every scenario of the suite that runs on a release here can be steered (the planner
 // refuses none of them): the suite's verdicts do not move to "not executable". (Five
 // older-generation corpus entries would need a combined node's replay held; they are
@@ -585,6 +713,20 @@ TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
             std::string::npos);
   EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");
   EXPECT_NE(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "3.9.1"), "");
+}
+
+// A combined voter's disk loss (issue 28 item 6): executable while the node stays down
+// (the other voters keep the committed metadata); a restart of it is refused with the
+// reason (static quorum: it would vote with an empty log; KIP-853: an observer until
+// removed and re-added).
+TEST(NotExecutable, ACombinedVotersDiskLossIsRefusedOnlyWhenItRestarts) {
+  json scenario = suite_scenario("h-corpus-min-isr-1-single-copy");
+  EXPECT_EQ(not_executable_reason(scenario, "4.4.0"), "");
+  json restart = {{"step", 4}, {"op", "restart"}, {"node", 0}, {"description", "Restart(node=0)"}};
+  scenario["steps"].push_back(restart);
+  const std::string why = not_executable_reason(scenario, "4.4.0");
+  EXPECT_NE(why.find("restarted after its disk loss"), std::string::npos) << why;
+  EXPECT_NE(why.find("KIP-853"), std::string::npos) << why;
 }
 
 TEST(WitnessScript, ParsesEveryFormAndNamesBadOnes) {

@@ -110,6 +110,17 @@ void run_on_model(const ordered_json& scenario) {
   }
 }
 
+// A kip-966 trace with ELR off (the matrix's noelr columns) runs with the feature off:
+// Kafka 4.4 formats a new cluster with ELR on, and its controller then elected N1 from
+// the ELR where the model's cluster has none (issue 28, the matrix sample).
+TEST(ExportScenario, ElrOffTurnsTheFeatureOff) {
+  json trace = acks1_trace();
+  ASSERT_EQ(trace["config"]["protocol"], "kip-966");
+  trace["config"]["eligible_leader_replicas"] = false;
+  const ordered_json s = counterexamples::trace_to_scenario(trace, "acks1-noelr");
+  EXPECT_EQ(s["cluster"]["features"]["eligible.leader.replicas.version"], 0);
+}
+
 TEST(ExportScenario, Acks1LeaderLossBecomesProduceCrashAndOneWait) {
   const ordered_json s = counterexamples::trace_to_scenario(acks1_trace(), "acks1");
   EXPECT_EQ(s["format"], "isrcheck-scenario");

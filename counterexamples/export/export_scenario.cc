@@ -150,6 +150,9 @@ ordered_json cluster_section(const json& config) {
   if (field(config, "flush") == "every-append") broker_config["log.flush.interval.messages"] = "1";
   ordered_json features = ordered_json::object();
   if (field(config, "eligible_leader_replicas") == true) features["eligible.leader.replicas.version"] = 1;
+  // Kafka 4.x formats a new cluster with ELR on (KIP-966): a kip-966 trace without it
+  // runs with the feature off, or the controller elects from an ELR the model never kept.
+  else if (field(config, "protocol") == "kip-966") features["eligible.leader.replicas.version"] = 0;
   // Two of the fixes are gated by metadata.version in a KRaft cluster, so a trace without
   // them runs on a release whose storage is formatted at an older feature level
   // (`kafka-storage format --feature metadata.version=L`, MetadataVersion): no epoch bump

@@ -79,6 +79,11 @@ final class Cluster implements TcpProxy.CutPolicy {
   private final Set<Integer> metadataHolds = ConcurrentHashMap.newKeySet();
   // Brokers whose registration and heartbeats the controller proxies hold (hold_registration).
   private final Set<Integer> registrationHolds = ConcurrentHashMap.newKeySet();
+  // Followers whose fetch gate is armed with the bytes that close it, and those closed (gate_fetch).
+  private final Map<Integer, byte[]> fetchGates = new ConcurrentHashMap<>();
+  private final Set<Integer> closedGates = ConcurrentHashMap.newKeySet();
+  // Brokers whose AlterPartition requests the controller proxies hold (hold_alter_partition).
+  private final Set<Integer> alterPartitionHolds = ConcurrentHashMap.newKeySet();
   private final Object cutMonitor = new Object();
   private Admin admin;
   String topic;
@@ -393,13 +398,20 @@ final class Cluster implements TcpProxy.CutPolicy {
     kill(n, 10000);
     deleteRecursively(n.dataDir.toPath());
     Files.createDirectories(n.dataDir.toPath());
-    format(List.of(n), deadline);
+    // Formatted at the next start, not here: a format is a JVM run of seconds under load,
+    // and the state right after the loss (the node down, its log empty, not yet fenced)
+    // is what a trace that ends with the loss observes.
+    n.formatBeforeStart = true;
   }
 
   void start(Node n, boolean waitUnfenced, boolean waitServing, long deadline)
       throws DriverException, InterruptedException, IOException {
     if (n.alive()) throw DriverException.badRequest("node " + n.id + " is already running");
     if (zookeeper && n.broker) ZooKeeperMode.awaitOldSessionGone(this, n, deadline);
+    if (n.formatBeforeStart) {
+      format(List.of(n), deadline);
+      n.formatBeforeStart = false;
+    }
     startNode(n);
     n.expectedAlive = true;
     // A KRaft broker serves requests only once unfenced (BrokerServer.startup waits for
@@ -487,6 +499,69 @@ final class Cluster implements TcpProxy.CutPolicy {
       if (hold) registrationHolds.add(n.id); else registrationHolds.remove(n.id);
       cutMonitor.notifyAll();
     }
+  }
+
+  /**
+   * Arms follower `n`'s fetch gate: once a response on its replication connections carries
+   * `value`, its next requests wait in the proxy (it holds what it fetched; its leader has
+   * not seen it fetch past it). A null value closes the gate at once.
+   */
+  void gateFetch(Node n, String value) throws DriverException {
+    if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it fetches no partition)");
+    synchronized (cutMonitor) {
+      if (value == null) {
+        closedGates.add(n.id);
+      } else {
+        fetchGates.put(n.id, value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      cutMonitor.notifyAll();
+    }
+  }
+
+  /** Opens and disarms `n`'s fetch gate; returns whether it was closed. */
+  boolean releaseFetchGate(Node n) {
+    synchronized (cutMonitor) {
+      fetchGates.remove(n.id);
+      boolean was = closedGates.remove(n.id);
+      cutMonitor.notifyAll();
+      return was;
+    }
+  }
+
+  boolean fetchGateClosed(int id) {
+    return closedGates.contains(id);
+  }
+
+  /** Holds (or releases) broker `n`'s AlterPartition requests at every controller proxy. */
+  void holdAlterPartition(Node n, boolean hold) throws DriverException {
+    if (!n.broker) throw DriverException.badRequest("node: " + n.id + " is not a broker (it sends no AlterPartition)");
+    synchronized (cutMonitor) {
+      if (hold) alterPartitionHolds.add(n.id); else alterPartitionHolds.remove(n.id);
+      cutMonitor.notifyAll();
+    }
+  }
+
+  @Override
+  public byte[] fetchGateValue(Integer origin) {
+    return origin == null ? null : fetchGates.get(origin);
+  }
+
+  @Override
+  public boolean fetchGateClosed(Integer origin) {
+    return origin != null && closedGates.contains(origin);
+  }
+
+  @Override
+  public void closeFetchGate(Integer origin) {
+    synchronized (cutMonitor) {
+      if (origin != null && fetchGates.remove(origin) != null) closedGates.add(origin);
+      cutMonitor.notifyAll();
+    }
+  }
+
+  @Override
+  public boolean alterPartitionHeld(Integer origin) {
+    return origin != null && alterPartitionHolds.contains(origin);
   }
 
   List<Integer> registrationHolds() {

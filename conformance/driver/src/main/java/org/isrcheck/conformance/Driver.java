@@ -126,7 +126,8 @@ public final class Driver {
   static final List<String> OPS = List.of("ping", "status", "start_cluster", "create_topic", "producer", "produce",
       "send_status", "await_send", "sends", "consume", "kill", "stop", "disk_loss", "start", "pause", "resume",
       "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata",
-      "hold_registration", "release_registration", "elect_preferred", "describe", "stop_cluster", "shutdown",
+      "hold_registration", "release_registration", "gate_fetch", "release_fetch_gate", "hold_alter_partition",
+      "release_alter_partition", "holds", "elect_preferred", "describe", "stop_cluster", "shutdown",
       "controller");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
@@ -329,6 +330,39 @@ public final class Driver {
           if (m.controllerProxy != null) held += m.controllerProxy.heldLifecycleFrames();
         }
         resp.put("held_frames", held);
+        return;
+      }
+      case "gate_fetch": {
+        Node n = c.node(intField(req, "node"));
+        c.gateFetch(n, req.hasNonNull("value") ? text(req, "value") : null);
+        resp.put("node", n.id);
+        return;
+      }
+      case "release_fetch_gate": {
+        Node n = c.node(intField(req, "node"));
+        resp.put("was_closed", c.releaseFetchGate(n));
+        int held = 0;
+        for (Node m : c.nodes.values()) {
+          if (m.replicationProxy != null) held += m.replicationProxy.heldFetchFrames();
+        }
+        resp.put("held_frames", held);
+        return;
+      }
+      case "hold_alter_partition":
+      case "release_alter_partition":
+      case "holds": {
+        Node n = c.node(intField(req, "node"));
+        if (!op.equals("holds")) c.holdAlterPartition(n, op.equals("hold_alter_partition"));
+        int held = 0;
+        int waiting = 0;
+        for (Node m : c.nodes.values()) {
+          if (m.controllerProxy == null) continue;
+          held += m.controllerProxy.heldAlterPartitionFrames();
+          waiting += m.controllerProxy.waitingAlterPartitionFrames();
+        }
+        resp.put("alter_partition_held_frames", held);
+        resp.put("alter_partition_waiting", waiting);
+        resp.put("fetch_gate_closed", c.fetchGateClosed(n.id));
         return;
       }
       case "hold_metadata":

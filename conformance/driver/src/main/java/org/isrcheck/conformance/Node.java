@@ -28,6 +28,8 @@ final class Node {
   Process process;
   boolean paused;
   volatile boolean expectedAlive;  // started by us and not killed/stopped since
+  // The disk was lost and not formatted yet: formatted at the next start (disk_loss).
+  volatile boolean formatBeforeStart;
   int starts;
   // kafka.Kafka; a ZooKeeper server node (ZooKeeperMode) runs QuorumPeerMain on its config.
   String mainClass = "kafka.Kafka";

@@ -37,6 +37,14 @@
 // incarnation nor unfences a fenced one until the trace does (a slow lifecycle channel).
 // Its raft and AlterPartition connections are untouched, so a combined node's controller
 // stays in the quorum.
+//
+// Two more holds serve the shrink of a follower right after it fetched a record (issue
+// 28, PROTOCOL.md gate_fetch / hold_alter_partition): the replication proxy parses the
+// same framing, and once a response to follower F carries the armed bytes (the record's
+// value) it closes F's fetch gate, so F's next request waits in the proxy: F holds the
+// record while its leader has not seen it fetch past it. The controller proxy holds the
+// request frames of a broker's AlterPartition connection (first request after ApiVersions
+// AlterPartition, 56: its AlterPartitionManager's own channel) while that broker is held.
 package org.isrcheck.conformance;
 
 import java.io.DataInputStream;
@@ -66,11 +74,20 @@ final class TcpProxy implements AutoCloseable {
     boolean metadataHeld(Integer originNode);
     /** Whether the registration and heartbeats of `originNode` are held (hold_registration). */
     boolean registrationHeld(Integer originNode);
+    /** The bytes whose arrival at `originNode` closes its fetch gate (gate_fetch), or null. */
+    byte[] fetchGateValue(Integer originNode);
+    /** Whether the fetch gate of `originNode` is closed: its replication requests wait. */
+    boolean fetchGateClosed(Integer originNode);
+    /** Closes the fetch gate of `originNode` (a response carried the armed bytes). */
+    void closeFetchGate(Integer originNode);
+    /** Whether the AlterPartition requests of `originNode` are held (hold_alter_partition). */
+    boolean alterPartitionHeld(Integer originNode);
   }
 
   /** Kafka api keys the controller proxy tells apart (clients/.../message/*Request.json). */
   static final int API_FETCH = 1;
   static final int API_API_VERSIONS = 18;
+  static final int API_ALTER_PARTITION = 56;
   static final int API_FETCH_SNAPSHOT = 59;
   static final int API_BROKER_REGISTRATION = 62;
   static final int API_BROKER_HEARTBEAT = 63;
@@ -94,6 +111,24 @@ final class TcpProxy implements AutoCloseable {
     return apiKey == API_BROKER_REGISTRATION || apiKey == API_BROKER_HEARTBEAT;
   }
 
+  /** The same for a broker's AlterPartition connection. */
+  static Boolean classifyAlterPartition(Boolean sofar, int apiKey) {
+    if (sofar != null || apiKey == API_API_VERSIONS) return sofar;
+    return apiKey == API_ALTER_PARTITION;
+  }
+
+  /** Whether `frame` contains `needle` (a record value in a fetch response). */
+  static boolean contains(byte[] frame, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= frame.length; ++i) {
+      for (int j = 0; j < needle.length; ++j) {
+        if (frame[i + j] != needle[j]) continue outer;
+      }
+      return true;
+    }
+    return false;
+  }
+
   /** The api key of a request frame (the header's first two bytes), or -1 when too short. */
   static int apiKeyOf(byte[] frame) {
     return frame.length < 8 ? -1 : ((frame[0] & 0xff) << 8) | (frame[1] & 0xff);
@@ -115,6 +150,10 @@ final class TcpProxy implements AutoCloseable {
   private final AtomicInteger raftConnections = new AtomicInteger();
   // Lifecycle request frames (registration, heartbeat) that waited for a registration hold.
   private final AtomicInteger heldLifecycleFrames = new AtomicInteger();
+  // AlterPartition frames held (in total, and waiting now); fetch frames behind a closed gate.
+  private final AtomicInteger heldAlterPartitionFrames = new AtomicInteger();
+  private final AtomicInteger waitingAlterPartitionFrames = new AtomicInteger();
+  private final AtomicInteger heldFetchFrames = new AtomicInteger();
   private volatile boolean closed;
 
   TcpProxy(int node, Listener listener, int upstreamPort, CutPolicy policy) throws IOException {
@@ -159,6 +198,21 @@ final class TcpProxy implements AutoCloseable {
   /** Registration and heartbeat frames that had to wait for a registration hold. */
   int heldLifecycleFrames() {
     return heldLifecycleFrames.get();
+  }
+
+  /** AlterPartition frames that had to wait for a hold (in total). */
+  int heldAlterPartitionFrames() {
+    return heldAlterPartitionFrames.get();
+  }
+
+  /** AlterPartition frames waiting in this proxy now. */
+  int waitingAlterPartitionFrames() {
+    return waitingAlterPartitionFrames.get();
+  }
+
+  /** Replication request frames that waited behind a closed fetch gate (in total). */
+  int heldFetchFrames() {
+    return heldFetchFrames.get();
   }
 
   /** Connections this proxy classified as raft (metadata log) connections. */
@@ -253,6 +307,24 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
+  private void waitWhileAlterPartitionHeld(Integer origin) throws InterruptedException {
+    Object m = policy.monitor();
+    synchronized (m) {
+      while (!closed && policy.alterPartitionHeld(origin)) {
+        m.wait(200);
+      }
+    }
+  }
+
+  private void waitWhileGateClosed(Integer origin) throws InterruptedException {
+    Object m = policy.monitor();
+    synchronized (m) {
+      while (!closed && policy.fetchGateClosed(origin)) {
+        m.wait(200);
+      }
+    }
+  }
+
   private void waitWhileRegistrationHeld(Integer origin) throws InterruptedException {
     Object m = policy.monitor();
     synchronized (m) {
@@ -270,6 +342,8 @@ final class TcpProxy implements AutoCloseable {
     volatile Boolean raft;
     // Controller proxy: whether this is a broker's lifecycle connection (null: not known yet).
     volatile Boolean lifecycle;
+    // Controller proxy: whether this is a broker's AlterPartition connection (null: not known yet).
+    volatile Boolean alterPartition;
     // Correlation ids of Produce requests in flight on this connection (client proxy).
     final Set<Integer> produceCorrelations = ConcurrentHashMap.newKeySet();
     final AtomicInteger finished = new AtomicInteger();
@@ -287,7 +361,7 @@ final class TcpProxy implements AutoCloseable {
       try {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
-        if (listener == Listener.CLIENT || listener == Listener.CONTROLLER) {
+        if (listener == Listener.CLIENT || listener == Listener.CONTROLLER || listener == Listener.REPLICATION) {
           framed(new DataInputStream(in), new DataOutputStream(out), toUpstream);
         } else {
           raw(in, out);
@@ -352,6 +426,31 @@ final class TcpProxy implements AutoCloseable {
                 + ") of broker " + origin);
             waitWhileRegistrationHeld(origin);
             waitWhileFrozen(origin);
+          }
+          alterPartition = classifyAlterPartition(alterPartition, apiKeyOf(frame));
+          if (Boolean.TRUE.equals(alterPartition) && policy.alterPartitionHeld(origin)) {
+            heldAlterPartitionFrames.incrementAndGet();
+            waitingAlterPartitionFrames.incrementAndGet();
+            Log.info("proxy " + node + "/" + listener + ": holding an AlterPartition request of broker " + origin);
+            try {
+              waitWhileAlterPartitionHeld(origin);
+            } finally {
+              waitingAlterPartitionFrames.decrementAndGet();
+            }
+            waitWhileFrozen(origin);
+          }
+        } else if (listener == Listener.REPLICATION && origin != null) {
+          if (request && policy.fetchGateClosed(origin)) {
+            heldFetchFrames.incrementAndGet();
+            waitWhileGateClosed(origin);
+            waitWhileFrozen(origin);
+          } else if (!request) {
+            byte[] value = policy.fetchGateValue(origin);
+            if (value != null && contains(frame, value)) {
+              policy.closeFetchGate(origin);
+              Log.info("proxy " + node + "/" + listener + ": a response carried the gated bytes to " + origin
+                  + ": its fetch gate is closed");
+            }
           }
         } else if (request && listener == Listener.CLIENT) {
           if (size >= 8) {
