@@ -206,10 +206,6 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                      "is not supported with --continue yet (a checkpoint does not hold the per-property violation "
                      "log)");
   }
-  if (checkpointing && o.distributed) {
-    throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
-                     "is not supported with --distributed yet (run with --threads)");
-  }
   if (!o.checkpoint_dir.empty() && !o.resume_dir.empty() && o.checkpoint_dir != o.resume_dir) {
     throw UsageError("--checkpoint", "differs from --resume: a resumed search goes on writing its checkpoint where it "
                                      "read it; give --resume DIR alone");
@@ -248,7 +244,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     }
     bfs.checkpoint.identity =
         checkpoint_identity_text(model_name, model.config_json(), bfs.symmetry, bfs.por, bfs.fingerprint_bits);
-    if (bfs.checkpoint.resume) check_resumable(o.resume_dir, bfs.checkpoint.identity);
+    if (bfs.checkpoint.resume) {
+      check_resumable(o.resume_dir, bfs.checkpoint.identity, o.distributed ? checker::kManifestFile : checker::kCheckpointFile);
+      if (session) check_resumable_ranks(o.resume_dir, session->size());
+    }
   }
   if (!o.quiet) {
     const bool continuing = o.continue_search;
@@ -283,6 +282,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       transport.emplace(*session);
       try {
         d = checker::distributed_bfs(model, bfs, *transport);
+      } catch (const checker::CheckpointError& e) {
+        // Every rank throws it (a write is agreed on collectively), a read on its own rank.
+        distributed::MpiSession::abort(2, std::string("error: ") + (o.resume_dir.empty() ? "--checkpoint" : "--resume") +
+                                              ": " + e.what());
       } catch (const std::exception& e) {
         // The other ranks would wait for this one forever.
         distributed::MpiSession::abort(4, std::string("internal error: ") + e.what());
@@ -414,7 +417,8 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
     unused_switches_report(model, r, r.verdict == checker::Verdict::Holds, out, report);
-    report_checkpoint(bfs.checkpoint, r.checkpoint, r.verdict == checker::Verdict::Incomplete, out, report);
+    report_checkpoint(bfs.checkpoint, r.checkpoint, r.verdict == checker::Verdict::Incomplete, out, report,
+                      d ? checker::kManifestFile : checker::kCheckpointFile);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
     if (o.explain) out << figures_explained();
 
