@@ -2,8 +2,8 @@
 // ranks (checker/bfs/distributed_checkpoint.h; docs/distributed.md, "Checkpoint and
 // resume"): a run stopped by SIGTERM (exit 3) and resumed ends with the counts of an uninterrupted
 // 2-rank run; a violated run resumed from its last checkpoint gives the same trace byte
-// for byte; DIR keeps one generation of rank files; resuming on 3 ranks, or a
-// single-process checkpoint with --distributed, is refused with exit 2.
+// for byte; DIR keeps one generation of rank files; resuming on 3 ranks, a corrupted
+// rank file, or a single-process checkpoint with --distributed, is refused with exit 2.
 // Label mpi (CMakeLists.txt); loopback only.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,26 @@ TEST(CheckpointMpi, ResumingOnAnotherRankCountOrFromOneProcessIsRefused) {
   EXPECT_EQ(three.run.exit_code, 2) << three.run.out << three.run.err;
   EXPECT_TRUE(contains(three.run.err, "--resume: the checkpoint in \"" + dir + "\" was written by 2 ranks and this run has 3"))
       << three.run.err;
+
+  // One flipped byte in rank 1's file: that rank ends the job (MPI_Abort) with exit 2.
+  std::string rank1;
+  for (const auto& name : files_in(dir)) {
+    if (name.rfind("rank-1-of-2.", 0) == 0) rank1 = dir + "/" + name;
+  }
+  ASSERT_FALSE(rank1.empty());
+  {
+    std::fstream f(rank1, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(100);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x5A);
+    f.seekp(100);
+    f.write(&c, 1);
+    ASSERT_TRUE(f.good());
+  }
+  const Outcome corrupted = check(args + " --resume '" + dir + "'", 2);
+  EXPECT_EQ(corrupted.run.exit_code, 2) << corrupted.run.out << corrupted.run.err;
+  EXPECT_TRUE(contains(corrupted.run.err, "checksum mismatch")) << corrupted.run.err;
 
   // A single-process checkpoint (checkpoint.bin) is not the distributed one (manifest.bin).
   const std::string one_dir = temp_path(".ckpt1");

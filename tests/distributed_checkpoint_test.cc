@@ -3,15 +3,15 @@
 // and between the waves of a level, where the checkpoint must leave out what the level's
 // finished waves inserted and cut the logs) and resumed on as many ranks ends with exactly
 // the uninterrupted result, the Kafka counterexample included; the manifest and one
-// generation of rank files are what DIR holds; another rank count, another run's
-// identity and a corrupted rank file are refused. The same under mpirun:
+// generation of rank files are what DIR holds; another rank count and another run's
+// identity are refused. The same under mpirun:
 // tests/checkpoint_mpi_test.cc.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -158,7 +158,9 @@ TEST(DistributedCheckpoint, KafkaViolationAfterResumeIsTheSameTrace) {
 }
 
 // Collective refusals: every rank throws, so the in-process hub ends; the message says why.
-TEST(DistributedCheckpoint, AnotherRankCountIdentityOrACorruptedFileIsRefused) {
+// (A file only one rank cannot read would leave the others waiting here; under mpirun
+// the rank ends the job, exit 2: tests/checkpoint_mpi_test.cc.)
+TEST(DistributedCheckpoint, AnotherRankCountOrIdentityIsRefused) {
   const std::string dir = fresh_dir("refused");
   BfsOptions o = options(dir, "grid 20x20");
   o.checkpoint.every = std::chrono::nanoseconds(0);
@@ -175,22 +177,6 @@ TEST(DistributedCheckpoint, AnotherRankCountIdentityOrACorruptedFileIsRefused) {
   };
   EXPECT_NE(resume_error("grid 20x20", 3).find("was written by 2 ranks, not 3"), std::string::npos);
   EXPECT_NE(resume_error("grid 30x30", 2).find("belongs to another run"), std::string::npos);
-  // One flipped byte in rank 1's file: its checksum no longer matches.
-  std::string rank1;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename().string().rfind("rank-1-of-2.", 0) == 0) rank1 = e.path().string();
-  }
-  ASSERT_FALSE(rank1.empty());
-  {
-    std::fstream f(rank1, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(100);
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x5A);
-    f.seekp(100);
-    f.write(&c, 1);
-  }
-  EXPECT_NE(resume_error("grid 20x20", 2).find("checksum mismatch"), std::string::npos);
 }
 
 }  // namespace
