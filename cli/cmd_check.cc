@@ -515,8 +515,9 @@ void add_check_command(CLI::App& app) {
       ->check(CLI::Range(size_t{0}, size_t{1} << 32))
       ->each([o](const std::string&) { o->max_classes_given = true; });
   command->add_option("--checkpoint", o->checkpoint_dir,
-                      "Write the search into this directory (checkpoint.bin, atomically) every --checkpoint-every "
-                      "and when stopped (Ctrl-C, SIGTERM, a limit); go on later with --resume DIR")
+                      "Write the search into this directory (checkpoint.bin, atomically; with --distributed a "
+                      "manifest and one file per rank) every --checkpoint-every and when stopped (Ctrl-C, SIGTERM, "
+                      "a limit); go on later with --resume DIR")
       ->check(not_empty("a directory"));
   command->add_option("--checkpoint-every", o->checkpoint_every,
                       "With --checkpoint: write at the end of the first level this long after the last one: 10m "
@@ -524,7 +525,8 @@ void add_check_command(CLI::App& app) {
       ->check(not_empty("10m, 30s or 1h"));
   command->add_option("--resume", o->resume_dir,
                       "Go on from the checkpoint in this directory, with the same model, configuration and "
-                      "options: the same result as an uninterrupted run (goes on writing checkpoints there)")
+                      "options (and as many ranks): the same result as an uninterrupted run (goes on writing checkpoints "
+                      "there)")
       ->check(not_empty("a directory"));
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");
