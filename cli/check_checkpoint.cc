@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checker/bfs/checkpoint_file.h"
+#include "checker/bfs/distributed_checkpoint.h"
 #include "cli/commands.h"
 #include "cli/run_support.h"
 #include "cli/version.h"
@@ -46,10 +47,10 @@ void differences(const json& theirs, const json& ours, const std::string& path, 
 
 }  // namespace
 
-void check_resumable(const std::string& dir, const std::string& identity) {
+void check_resumable(const std::string& dir, const std::string& identity, const std::string& file) {
   std::string theirs;
   try {
-    theirs = checker::checkpoint_identity(dir);
+    theirs = checker::checkpoint_identity(dir, file);
   } catch (const checker::CheckpointError& e) {
     throw UsageError("--resume", e.what());
   }
@@ -69,10 +70,24 @@ void check_resumable(const std::string& dir, const std::string& identity) {
   throw UsageError("--resume", message);
 }
 
+void check_resumable_ranks(const std::string& dir, int ranks) {
+  uint64_t theirs = 0;
+  try {
+    theirs = checker::read_manifest(dir).ranks;
+  } catch (const checker::CheckpointError& e) {
+    throw UsageError("--resume", e.what());
+  }
+  if (theirs == static_cast<uint64_t>(ranks)) return;
+  throw UsageError("--resume", "the checkpoint in \"" + dir + "\" was written by " + std::to_string(theirs) +
+                                   " ranks and this run has " + std::to_string(ranks) +
+                                   ": each rank resumes its own part; run it under mpirun -np " +
+                                   std::to_string(theirs));
+}
+
 void report_checkpoint(const checker::CheckpointOptions& options, const checker::CheckpointReport& report,
-                       bool incomplete, std::ostream& out, json& document) {
+                       bool incomplete, std::ostream& out, json& document, const std::string& name) {
   if (options.dir.empty()) return;
-  const std::string file = checker::checkpoint_path(options.dir);
+  const std::string file = checker::checkpoint_path(options.dir, name);
   if (report.resumed) {
     out << "resumed from " << file << ": depth " << report.resumed_depth << ", " << report.resumed_states
         << " distinct states\n";

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/bfs/checkpoint_file.h"
 #include "checker/bfs/checkpoint_options.h"
 
 namespace isr::cli {
@@ -24,11 +25,18 @@ std::string checkpoint_identity_text(std::string_view model, const nlohmann::jso
 
 // UsageError("--resume", ...) unless DIR holds a readable checkpoint of `identity`: the
 // message names every field that differs (config.acks: 1 in the checkpoint, all here).
-void check_resumable(const std::string& dir, const std::string& identity);
+// `file`: the file of DIR that records the identity (the distributed engine's manifest).
+void check_resumable(const std::string& dir, const std::string& identity,
+                     const std::string& file = checker::kCheckpointFile);
+
+// --distributed: UsageError("--resume", ...) naming both counts unless DIR's checkpoint
+// was written by `ranks` ranks (each rank resumes its own file).
+void check_resumable_ranks(const std::string& dir, int ranks);
 
 // After the search: what was resumed and written, for the summary and --json
-// ("checkpoint"); with `incomplete`, how to go on from it.
+// ("checkpoint"); with `incomplete`, how to go on from it. `file`: as for check_resumable.
 void report_checkpoint(const checker::CheckpointOptions& options, const checker::CheckpointReport& report,
-                       bool incomplete, std::ostream& out, nlohmann::json& json);
+                       bool incomplete, std::ostream& out, nlohmann::json& json,
+                       const std::string& file = checker::kCheckpointFile);
 
 }  // namespace isr::cli

@@ -211,10 +211,6 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
                      "is not supported with --continue yet (a checkpoint does not hold the per-property violation "
                      "log)");
   }
-  if (checkpointing && o.distributed) {
-    throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
-                     "is not supported with --distributed yet (run with --threads)");
-  }
   if (checkpointing && !o.spill_dir.empty()) {
     throw UsageError(o.resume_dir.empty() ? "--checkpoint" : "--resume",
                      "is not supported with --spill yet (a checkpoint holds the in-memory visited set; the spilled "
@@ -264,7 +260,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     }
     bfs.checkpoint.identity =
         checkpoint_identity_text(model_name, model.config_json(), bfs.symmetry, bfs.por, bfs.fingerprint_bits);
-    if (bfs.checkpoint.resume) check_resumable(o.resume_dir, bfs.checkpoint.identity);
+    if (bfs.checkpoint.resume) {
+      check_resumable(o.resume_dir, bfs.checkpoint.identity, o.distributed ? checker::kManifestFile : checker::kCheckpointFile);
+      if (session) check_resumable_ranks(o.resume_dir, session->size());
+    }
   }
   if (!o.quiet) {
     const bool continuing = o.continue_search;
@@ -299,6 +298,10 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
       transport.emplace(*session);
       try {
         d = checker::distributed_bfs(model, bfs, *transport);
+      } catch (const checker::CheckpointError& e) {
+        // Every rank throws it (a write is agreed on collectively), a read on its own rank.
+        distributed::MpiSession::abort(2, std::string("error: ") + (o.resume_dir.empty() ? "--checkpoint" : "--resume") +
+                                              ": " + e.what());
       } catch (const std::exception& e) {
         // The other ranks would wait for this one forever.
         distributed::MpiSession::abort(4, std::string("internal error: ") + e.what());
@@ -441,7 +444,8 @@ void check(const M& model, std::string_view model_name, const CheckOptions& o) {
     out << "fingerprint collision probability: <= " << collision.str() << "\n";
     out << bounds_reached_summary(r.bounds_reached, r.verdict == checker::Verdict::Holds);
     unused_switches_report(model, r, r.verdict == checker::Verdict::Holds, out, report);
-    report_checkpoint(bfs.checkpoint, r.checkpoint, r.verdict == checker::Verdict::Incomplete, out, report);
+    report_checkpoint(bfs.checkpoint, r.checkpoint, r.verdict == checker::Verdict::Incomplete, out, report,
+                      d ? checker::kManifestFile : checker::kCheckpointFile);
     if (d) distributed_summary(out, report, d->per_rank.data(), d->per_rank.size(), d->bytes_sent, r.distinct_states, d->waves);
     if (o.explain) out << figures_explained();
 
@@ -544,8 +548,9 @@ void add_check_command(CLI::App& app) {
       ->check(CLI::Range(size_t{0}, size_t{1} << 32))
       ->each([o](const std::string&) { o->max_classes_given = true; });
   command->add_option("--checkpoint", o->checkpoint_dir,
-                      "Write the search into this directory (checkpoint.bin, atomically) every --checkpoint-every "
-                      "and when stopped (Ctrl-C, SIGTERM, a limit); go on later with --resume DIR")
+                      "Write the search into this directory (checkpoint.bin, atomically; with --distributed a "
+                      "manifest and one file per rank) every --checkpoint-every and when stopped (Ctrl-C, SIGTERM, "
+                      "a limit); go on later with --resume DIR")
       ->check(not_empty("a directory"));
   command->add_option("--checkpoint-every", o->checkpoint_every,
                       "With --checkpoint: write at the end of the first level this long after the last one: 10m "
@@ -553,7 +558,8 @@ void add_check_command(CLI::App& app) {
       ->check(not_empty("10m, 30s or 1h"));
   command->add_option("--resume", o->resume_dir,
                       "Go on from the checkpoint in this directory, with the same model, configuration and "
-                      "options: the same result as an uninterrupted run (goes on writing checkpoints there)")
+                      "options (and as many ranks): the same result as an uninterrupted run (goes on writing checkpoints "
+                      "there)")
       ->check(not_empty("a directory"));
   command->add_flag("--explain", o->explain,
                     "After the figures, say what distinct/generated states, depth, memory and the collision estimate mean");

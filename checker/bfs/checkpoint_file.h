@@ -40,12 +40,16 @@ inline constexpr char kCheckpointMagic[8] = {'I', 'S', 'R', 'C', 'K', 'P', 'T', 
 inline constexpr uint32_t kCheckpointFormat = 1;
 inline constexpr const char* kCheckpointFile = "checkpoint.bin";
 
-inline std::string checkpoint_path(const std::string& dir) { return dir + "/" + kCheckpointFile; }
+// `name`: another file in DIR (the distributed engine's manifest and per-rank files,
+// checker/bfs/distributed_checkpoint.h); the default is the single-process checkpoint.
+inline std::string checkpoint_path(const std::string& dir, const std::string& name = kCheckpointFile) {
+  return dir + "/" + name;
+}
 
 class CheckpointWriter {
  public:
-  explicit CheckpointWriter(const std::string& dir)
-      : dir_(dir), path_(checkpoint_path(dir)), tmp_(path_ + ".tmp"), state_(XXH3_createState()) {
+  explicit CheckpointWriter(const std::string& dir, const std::string& name = kCheckpointFile)
+      : dir_(dir), path_(checkpoint_path(dir, name)), tmp_(path_ + ".tmp"), state_(XXH3_createState()) {
     XXH3_64bits_reset(state_);
     file_ = std::fopen(tmp_.c_str(), "wb");
     if (file_ == nullptr) fail("cannot create");
@@ -132,8 +136,9 @@ class CheckpointWriter {
 
 class CheckpointReader {
  public:
-  // Opens DIR/checkpoint.bin and verifies its magic, format and checksum.
-  explicit CheckpointReader(const std::string& dir) : path_(checkpoint_path(dir)) {
+  // Opens DIR/checkpoint.bin (or DIR/name) and verifies its magic, format and checksum.
+  explicit CheckpointReader(const std::string& dir, const std::string& name = kCheckpointFile)
+      : path_(checkpoint_path(dir, name)) {
     file_ = std::fopen(path_.c_str(), "rb");
     if (file_ == nullptr) {
       throw CheckpointError("no checkpoint to resume: cannot open " + path_ + ": " + std::strerror(errno));
@@ -215,8 +220,8 @@ class CheckpointReader {
 // The identity a checkpoint was written with (CheckpointOptions::identity), for the
 // caller to compare with its own before resuming. CheckpointError when there is none
 // or it is unusable.
-inline std::string checkpoint_identity(const std::string& dir) {
-  CheckpointReader in(dir);
+inline std::string checkpoint_identity(const std::string& dir, const std::string& name = kCheckpointFile) {
+  CheckpointReader in(dir, name);
   return in.string();
 }
 

@@ -44,6 +44,14 @@
 // on any rank, or a rank over its memory limit, stops every rank at the next wave
 // boundary (all ranks agree through a reduction).
 //
+// Checkpoints (BfsOptions::checkpoint; checker/bfs/distributed_checkpoint.h): at a level
+// boundary rank 0's clock says whether one is due, and a reduction makes it every rank's
+// decision; a stop writes one too: at once when it comes between levels, and when it
+// comes after some waves of a level, the boundary before that level (the fingerprints
+// those waves inserted, those of the next frontier's states, are left out, and the logs
+// are cut at the level). Resuming gives every rank back its part, and the search goes on
+// from the next level as if it had never stopped.
+//
 // One thread per rank: run one rank per core. Hot path (expand): no allocation per
 // state; batch buffers keep their capacity from wave to wave.
 #pragma once
@@ -62,6 +70,7 @@
 
 #include "checker/bfs/bfs.h"
 #include "checker/bfs/bfs_types.h"
+#include "checker/bfs/distributed_checkpoint.h"
 #include "checker/bfs/transport.h"
 #include "checker/counterexample.h"
 #include "checker/hooks.h"
@@ -125,11 +134,16 @@ class Engine {
 
   Engine(const M& model, const BfsOptions& options, Transport& transport)
       : model_(model), options_(options), t_(transport), ranks_(static_cast<size_t>(transport.size())),
-        me_(static_cast<size_t>(transport.rank())) {}
+        me_(static_cast<size_t>(transport.rank())) {
+    if (checkpointing() && continue_) {
+      throw std::invalid_argument("distributed bfs: checkpoints do not hold the violations of continue_after_violation");
+    }
+  }
 
   DistributedBfsResult<M> run() {
     start_ = Clock::now();
     last_report_ = start_;
+    last_checkpoint_ = start_;
     cpu_start_ = process_cpu_seconds();
     initial_ = model_.initial_states();
     send_.resize(ranks_);
@@ -229,16 +243,164 @@ class Engine {
       violating_.assign(n, 0);
       first_.assign(n, StatePosition{});
     }
-    explore_initial_states();
-    if (verdict_ == Verdict::Violated || truncated_) return;
-    for (int level = 1;; ++level) {
+    if (options_.checkpoint.resume) {
+      resume_checkpoint();
+    } else {
+      if (checkpointing()) adopt_previous_manifest();
+      explore_initial_states();
+      if (verdict_ == Verdict::Violated || truncated_) return;
+    }
+    const int first_level = depth_ + 1;
+    for (int level = first_level;; ++level) {
       uint64_t size = frontier_.size();
       t_.allreduce(&size, 1, ReduceOp::Sum);
       if (size == 0) return;  // every reachable state explored: holds
       level_size_ = size;
-      if (stop_requested()) return;
-      if (!explore_level(level, size)) return;
+      if (stop_requested()) {
+        if (checkpointing()) save_checkpoint(counters_now(), {}, parents_.levels());
+        return;
+      }
+      // Not at the boundary this run started from: it is already in DIR.
+      if (level > first_level && checkpoint_due()) save_checkpoint(counters_now(), {}, parents_.levels());
+      if (!explore_level(level, size)) {
+        if (stopped_in_level_ && checkpointing()) checkpoint_in_level();
+        return;
+      }
     }
+  }
+
+  // ---- Checkpoints (checker/bfs/distributed_checkpoint.h) ---------------------------------
+  bool checkpointing() const { return !options_.checkpoint.dir.empty(); }
+
+  // Collective: rank 0's clock decides, so that every rank writes at the same boundary.
+  bool checkpoint_due() {
+    if (!checkpointing()) return false;
+    uint64_t due = me_ == 0 && Clock::now() - last_checkpoint_ >= options_.checkpoint.every ? 1 : 0;
+    t_.allreduce(&due, 1, ReduceOp::Max);
+    return due != 0;
+  }
+
+  // The counters between levels (generated_, por_reduced_ and waves_ as they were at the
+  // start of the level being explored: boundary_*).
+  RankCheckpointCounters counters_now() const {
+    RankCheckpointCounters c;
+    c.generated = generated_;
+    c.distinct = distinct_;
+    c.owned = owned_;
+    c.depth = depth_;
+    c.bounds_mask = bounds_mask_;
+    c.por_reduced = por_reduced_;
+    c.waves = waves_;
+    c.level_sizes = level_sizes_;
+    return c;
+  }
+
+  // A fresh run into a DIR that holds a checkpoint already: its files stay usable until
+  // this run's first checkpoint replaces the manifest, so number after it.
+  void adopt_previous_manifest() {
+    try {
+      const DistributedManifest m = read_manifest(options_.checkpoint.dir);
+      generation_ = m.generation;
+      generation_ranks_ = m.ranks;
+    } catch (const CheckpointError&) {
+      // none, or unreadable: nothing of it to keep
+    }
+  }
+
+  // Collective: every rank writes its part of generation generation_ + 1; once all have,
+  // rank 0 replaces the manifest; once it has, the previous generation's files go.
+  // CheckpointError on every rank when any rank failed (the previous checkpoint stays).
+  void save_checkpoint(RankCheckpointCounters c, const std::vector<Fingerprint>& exclude, size_t levels) {
+    note_memory();
+    c.peak_memory = peak_memory_;
+    c.seconds = prior_seconds_ + std::chrono::duration<double>(Clock::now() - start_).count();
+    const std::string& dir = options_.checkpoint.dir;
+    const uint64_t generation = generation_ + 1;
+    std::string error;
+    uint64_t v[2] = {0, 0};  // failed, bytes
+    try {
+      v[1] = write_rank_checkpoint<State>(options_.checkpoint, me_, ranks_, generation, c,
+                                          {visited_, exclude, parents_, positions_, levels, frontier_, frontier_pos_});
+    } catch (const CheckpointError& e) {
+      v[0] = 1;
+      error = e.what();
+    }
+    t_.allreduce(&v[0], 1, ReduceOp::Max);
+    t_.allreduce(&v[1], 1, ReduceOp::Sum);
+    if (v[0] == 0 && me_ == 0) {
+      try {
+        v[1] += write_manifest(dir, {options_.checkpoint.identity, ranks_, generation, c.depth, c.distinct});
+      } catch (const CheckpointError& e) {
+        v[0] = 1;
+        error = e.what();
+      }
+    }
+    t_.allreduce(&v[0], 1, ReduceOp::Max);
+    if (v[0] != 0) {
+      remove_rank_checkpoint(dir, me_, ranks_, generation);
+      throw CheckpointError(error.empty() ? "another rank could not write its checkpoint into " + dir : error);
+    }
+    if (generation_ > 0) {
+      for (uint64_t k = me_; k < generation_ranks_; k += ranks_) remove_rank_checkpoint(dir, k, generation_ranks_, generation_);
+    }
+    uint64_t bytes = v[1];
+    t_.allreduce(&bytes, 1, ReduceOp::Max);  // rank 0 added the manifest's
+    generation_ = generation;
+    generation_ranks_ = ranks_;
+    ++checkpoint_report_.written;
+    checkpoint_report_.written_depth = c.depth;
+    checkpoint_report_.written_states = c.distinct;
+    checkpoint_report_.written_bytes = bytes;
+    last_checkpoint_ = Clock::now();
+  }
+
+  // A stop after some waves of a level: the boundary before it. Those waves inserted the
+  // fingerprints of the next frontier's states (and, past --max-states, of states not
+  // kept: then no checkpoint is written, the search being over anyway).
+  void checkpoint_in_level() {
+    if (level_new_ > remaining_) return;  // the same on every rank (global figures)
+    std::vector<Fingerprint> exclude;
+    exclude.reserve(next_.size());
+    State s;
+    for (size_t i = 0; i < next_.size(); ++i) {
+      codec_->decode(next_.at(i), s);
+      exclude.push_back(fingerprint_of(s));
+    }
+    std::sort(exclude.begin(), exclude.end());
+    RankCheckpointCounters c = counters_now();
+    c.generated = boundary_generated_;
+    c.por_reduced = boundary_por_reduced_;
+    c.waves = boundary_waves_;
+    save_checkpoint(std::move(c), exclude, static_cast<size_t>(depth_) + 1);
+  }
+
+  void resume_checkpoint() {
+    const DistributedManifest m = read_manifest(options_.checkpoint.dir);
+    if (m.identity != options_.checkpoint.identity) {
+      throw CheckpointError("checkpoint " + checkpoint_path(options_.checkpoint.dir, kManifestFile) +
+                            " belongs to another run: " + m.identity);
+    }
+    if (m.ranks != ranks_) {
+      throw CheckpointError("checkpoint " + checkpoint_path(options_.checkpoint.dir, kManifestFile) + " was written by " +
+                            std::to_string(m.ranks) + " ranks, not " + std::to_string(ranks_));
+    }
+    const RankCheckpointCounters c = read_rank_checkpoint<State>(
+        options_.checkpoint, m, me_, {visited_, parents_, positions_, frontier_, frontier_pos_});
+    generated_ = c.generated;
+    distinct_ = c.distinct;
+    owned_ = c.owned;
+    depth_ = c.depth;
+    bounds_mask_ = c.bounds_mask;
+    peak_memory_ = c.peak_memory;
+    por_reduced_ = c.por_reduced;
+    waves_ = c.waves;
+    prior_seconds_ = c.seconds;
+    level_sizes_ = c.level_sizes;
+    generation_ = m.generation;
+    generation_ranks_ = m.ranks;
+    checkpoint_report_.resumed = true;
+    checkpoint_report_.resumed_depth = c.depth;
+    checkpoint_report_.resumed_states = c.distinct;
   }
 
   void explore_initial_states() {
@@ -308,6 +470,9 @@ class Engine {
 
   // Returns false when the search ends at this level.
   bool explore_level(int level, uint64_t level_size) {
+    boundary_generated_ = generated_;
+    boundary_por_reduced_ = por_reduced_;
+    boundary_waves_ = waves_;
     parents_.begin_level();
     positions_.begin_level();
     next_.clear();
@@ -322,7 +487,10 @@ class Engine {
       size_t end = cursor;
       while (end < frontier_pos_.size() && frontier_pos_[end] < w1) ++end;
       expand(cursor, end);
-      if (stop_requested()) return false;
+      if (stop_requested()) {
+        stopped_in_level_ = true;
+        return false;
+      }
       dedupe();
       position_children(w0, w1, cursor);
       receive_children();
@@ -751,7 +919,7 @@ class Engine {
     r.states_generated = generated;
     r.depth = depth_;
     r.level_sizes = level_sizes_;
-    r.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    r.seconds = prior_seconds_ + std::chrono::duration<double>(Clock::now() - start_).count();
     if (r.seconds > 0) {
       r.states_per_second = static_cast<double>(generated) / r.seconds;
       r.distinct_per_second = static_cast<double>(distinct_) / r.seconds;
@@ -775,6 +943,7 @@ class Engine {
     r.por_reduced = reduced;
     r.continued = continue_;
     r.outcomes = std::move(outcomes_);
+    r.checkpoint = checkpoint_report_;
     return d;
   }
 
@@ -857,6 +1026,18 @@ class Engine {
   double cpu_start_ = 0;
   Clock::time_point start_;
   Clock::time_point last_report_;
+
+  // Checkpoints: the figures at the start of the level being explored, the generation
+  // the manifest names (0: none) and its rank count, the runs before this one's time.
+  uint64_t boundary_generated_ = 0;
+  uint64_t boundary_por_reduced_ = 0;
+  uint64_t boundary_waves_ = 0;
+  bool stopped_in_level_ = false;
+  uint64_t generation_ = 0;
+  uint64_t generation_ranks_ = 0;
+  double prior_seconds_ = 0;
+  Clock::time_point last_checkpoint_;
+  CheckpointReport checkpoint_report_;
 };
 
 }  // namespace distributed_detail

@@ -73,13 +73,21 @@ class ParentLog {
   // value(v) and put(data, n).
   template <class Out>
   void write_to(Out& out) const {
-    out.value(static_cast<uint64_t>(level_start_.size()));
-    for (size_t l = 0; l < level_start_.size(); ++l) {
+    write_to(out, levels());
+  }
+  // Only levels [0, levels): the distributed engine, stopped in the middle of a level,
+  // saves the boundary before it (checker/bfs/distributed_checkpoint.h).
+  template <class Out>
+  void write_to(Out& out, size_t levels) const {
+    if (levels > level_start_.size()) throw std::out_of_range("ParentLog::write_to");
+    out.value(static_cast<uint64_t>(levels));
+    for (size_t l = 0; l < levels; ++l) {
       out.value(level_start_[l]);
       out.value(level_count_[l]);
     }
-    out.value(size_);
-    uint64_t left = size_;
+    const uint64_t size = levels == level_start_.size() ? size_ : level_start_[levels];
+    out.value(size);
+    uint64_t left = size;
     for (const Block& b : blocks_) {
       const uint64_t n = std::min<uint64_t>(left, b.size);
       out.put(b.data.get(), static_cast<size_t>(n));

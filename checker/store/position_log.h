@@ -58,6 +58,48 @@ class PositionLog {
 
   size_t bytes() const { return bytes_.capacity() + level_start_.capacity() * sizeof(uint64_t) * 2; }
 
+  // Saves levels [0, levels) into a checkpoint (checker/bfs/distributed_checkpoint.h).
+  // `Out` has value(v) and put(data, n).
+  template <class Out>
+  void write_to(Out& out, size_t levels) const {
+    if (levels > level_start_.size()) throw std::out_of_range("PositionLog::write_to");
+    out.value(static_cast<uint64_t>(levels));
+    for (size_t l = 0; l < levels; ++l) {
+      out.value(level_start_[l]);
+      out.value(level_count_[l]);
+    }
+    const uint64_t size = levels == level_start_.size() ? bytes_.size() : level_start_[levels];
+    out.value(size);
+    out.put(bytes_.data(), static_cast<size_t>(size));
+  }
+
+  // Restores what write_to saved into an empty log; false when it is inconsistent. `In`
+  // has value<T>(), count(item_bytes) (bounded by what is left to read) and get(data, n).
+  template <class In>
+  bool read_from(In& in) {
+    if (!level_start_.empty() || !bytes_.empty()) return false;
+    const uint64_t levels = in.count(2 * sizeof(uint64_t));
+    for (uint64_t l = 0; l < levels; ++l) {
+      const auto start = in.template value<uint64_t>();
+      const auto count = in.template value<uint64_t>();
+      if (!level_start_.empty() && start < level_start_.back()) return false;
+      level_start_.push_back(start);
+      level_count_.push_back(count);
+    }
+    const uint64_t size = in.count(1);
+    if (!level_start_.empty() && level_start_.back() > size) return false;
+    bytes_.resize(static_cast<size_t>(size));
+    in.get(bytes_.data(), bytes_.size());
+    // Each entry takes at least one byte: a level cannot claim more than its bytes.
+    for (size_t l = 0; l < level_start_.size(); ++l) {
+      const uint64_t end = l + 1 < level_start_.size() ? level_start_[l + 1] : size;
+      if (level_count_[l] > end - level_start_[l]) return false;
+    }
+    if (size > 0 && (bytes_.back() & 0x80) != 0) return false;  // a varint cut short
+    previous_ = 0;
+    return true;
+  }
+
  private:
   std::vector<uint8_t> bytes_;
   std::vector<uint64_t> level_start_;

@@ -7,7 +7,8 @@
 #     and generated states, depth and level sizes of an uninterrupted run;
 #   - resuming with another configuration, or from a directory without a checkpoint,
 #     exits 2 naming what differs; a corrupted checkpoint exits 2 too; so do --continue,
-#     --distributed and --spill (not supported yet) and --checkpoint-every alone or malformed.
+#     --spill (not supported yet) and --checkpoint-every alone or malformed.
+#     (--distributed under mpirun: tests/checkpoint_mpi_test.cc.)
 # Usage: sigterm_resume.sh ISRCHECK_BINARY WORK_DIR
 set -euo pipefail
 
@@ -105,7 +106,6 @@ refused() {  # refused EXPECTED_TEXT ARGS...
   grep -q -- "$expected" "$work/refused.txt" || { echo "FAIL: check $*: no '$expected'"; cat "$work/refused.txt"; exit 1; }
 }
 refused "--checkpoint: is not supported with --continue" --continue --checkpoint "$work/c2"
-refused "--checkpoint: is not supported with --distributed" --distributed --checkpoint "$work/c2"
 refused "--checkpoint: is not supported with --spill" --spill "$work" --checkpoint "$work/c2"
 refused "--checkpoint-every: is used only with --checkpoint" --checkpoint-every 5m
 refused "--checkpoint-every" --checkpoint "$work/c2" --checkpoint-every soon
