@@ -155,7 +155,7 @@ struct View {
     leader_epoch: Int,
     partition_epoch: Int,
     // The broker's view of the assignment, with reassignment only (KIP-455).
-    #[serde(default)] replicas: Option<Opt<Vec<Int>>>,
+    #[serde(default)] replicas: Option<Vec<Int>>,
 }
 
 #[derive(Debug, Deserialize)]
