@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "checker/store/level_index.h"
+
 namespace isr::checker {
 
 class ParentLog {
@@ -33,8 +35,7 @@ class ParentLog {
 
   // Starts the next level (the first call starts level 0).
   void begin_level() {
-    level_start_.push_back(size_);
-    level_count_.push_back(0);
+    index_.open_level(size_);
     previous_parent_ = 0;
   }
 
@@ -43,15 +44,15 @@ class ParentLog {
     put_varint(parent_index - previous_parent_);
     put_varint(action_index);
     previous_parent_ = parent_index;
-    ++level_count_.back();
+    ++index_.count.back();
   }
 
-  size_t levels() const { return level_start_.size(); }
-  uint64_t level_size(size_t level) const { return level_count_.at(level); }
+  size_t levels() const { return index_.levels(); }
+  uint64_t level_size(size_t level) const { return index_.count.at(level); }
 
   Entry entry(size_t level, uint64_t index) const {
-    if (level >= levels() || index >= level_count_[level]) throw std::out_of_range("ParentLog::entry");
-    uint64_t pos = level_start_[level];
+    if (level >= levels() || index >= index_.count[level]) throw std::out_of_range("ParentLog::entry");
+    uint64_t pos = index_.start[level];
     uint64_t parent = 0;
     uint64_t action = 0;
     for (uint64_t i = 0; i <= index; ++i) {
@@ -65,7 +66,7 @@ class ParentLog {
   size_t bytes() const {
     size_t n = 0;
     for (const auto& b : blocks_) n += b.size;
-    return n + level_start_.capacity() * sizeof(uint64_t) * 2;
+    return n + index_.bytes();
   }
   size_t bytes_used() const { return size_; }
 
@@ -79,14 +80,7 @@ class ParentLog {
   // saves the boundary before it (checker/bfs/distributed_checkpoint.h).
   template <class Out>
   void write_to(Out& out, size_t levels) const {
-    if (levels > level_start_.size()) throw std::out_of_range("ParentLog::write_to");
-    out.value(static_cast<uint64_t>(levels));
-    for (size_t l = 0; l < levels; ++l) {
-      out.value(level_start_[l]);
-      out.value(level_count_[l]);
-    }
-    const uint64_t size = levels == level_start_.size() ? size_ : level_start_[levels];
-    out.value(size);
+    const uint64_t size = index_.write_to(out, levels, size_, "ParentLog");
     uint64_t left = size;
     for (const Block& b : blocks_) {
       const uint64_t n = std::min<uint64_t>(left, b.size);
@@ -99,17 +93,9 @@ class ParentLog {
   // has value<T>(), count(item_bytes) (bounded by what is left to read) and get(data, n).
   template <class In>
   bool read_from(In& in) {
-    if (!blocks_.empty() || !level_start_.empty()) return false;
-    const uint64_t levels = in.count(2 * sizeof(uint64_t));
-    for (uint64_t l = 0; l < levels; ++l) {
-      const auto start = in.template value<uint64_t>();
-      const auto count = in.template value<uint64_t>();
-      if (!level_start_.empty() && start < level_start_.back()) return false;
-      level_start_.push_back(start);
-      level_count_.push_back(count);
-    }
-    const uint64_t size = in.count(1);
-    if (!level_start_.empty() && level_start_.back() > size) return false;
+    if (!blocks_.empty() || !index_.empty()) return false;
+    uint64_t size = 0;
+    if (!index_.read_from(in, size)) return false;
     for (uint64_t at = 0; at < size;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(size - at, kMaxBlock));
       blocks_.push_back(Block{std::unique_ptr<uint8_t[]>(new uint8_t[n]), n, at});
@@ -172,8 +158,7 @@ class ParentLog {
 
   std::vector<Block> blocks_;
   uint64_t size_ = 0;
-  std::vector<uint64_t> level_start_;
-  std::vector<uint64_t> level_count_;
+  LevelIndex index_;
   uint64_t previous_parent_ = 0;
 };
 

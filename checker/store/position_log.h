@@ -11,36 +11,37 @@
 #include <stdexcept>
 #include <vector>
 
+#include "checker/store/level_index.h"
+
 namespace isr::checker {
 
 class PositionLog {
  public:
   void begin_level() {
-    level_start_.push_back(bytes_.size());
-    level_count_.push_back(0);
+    index_.open_level(bytes_.size());
     previous_ = 0;
   }
 
   void append(uint64_t position) {
-    if (level_count_.back() > 0 && position <= previous_) throw std::logic_error("PositionLog: positions must increase");
-    uint64_t v = position - (level_count_.back() > 0 ? previous_ : 0);
+    if (index_.count.back() > 0 && position <= previous_) throw std::logic_error("PositionLog: positions must increase");
+    uint64_t v = position - (index_.count.back() > 0 ? previous_ : 0);
     while (v >= 0x80) {
       bytes_.push_back(static_cast<uint8_t>(v | 0x80));
       v >>= 7;
     }
     bytes_.push_back(static_cast<uint8_t>(v));
     previous_ = position;
-    ++level_count_.back();
+    ++index_.count.back();
   }
 
-  size_t levels() const { return level_start_.size(); }
+  size_t levels() const { return index_.levels(); }
 
   // The local index of global position `position` in `level`, if this rank holds it.
   std::optional<uint64_t> find(size_t level, uint64_t position) const {
     if (level >= levels()) throw std::out_of_range("PositionLog::find");
-    size_t pos = level_start_[level];
+    size_t pos = index_.start[level];
     uint64_t value = 0;
-    for (uint64_t i = 0; i < level_count_[level]; ++i) {
+    for (uint64_t i = 0; i < index_.count[level]; ++i) {
       uint64_t delta = 0;
       int shift = 0;
       while (true) {
@@ -56,20 +57,13 @@ class PositionLog {
     return std::nullopt;
   }
 
-  size_t bytes() const { return bytes_.capacity() + level_start_.capacity() * sizeof(uint64_t) * 2; }
+  size_t bytes() const { return bytes_.capacity() + index_.bytes(); }
 
   // Saves levels [0, levels) into a checkpoint (checker/bfs/distributed_checkpoint.h).
   // `Out` has value(v) and put(data, n).
   template <class Out>
   void write_to(Out& out, size_t levels) const {
-    if (levels > level_start_.size()) throw std::out_of_range("PositionLog::write_to");
-    out.value(static_cast<uint64_t>(levels));
-    for (size_t l = 0; l < levels; ++l) {
-      out.value(level_start_[l]);
-      out.value(level_count_[l]);
-    }
-    const uint64_t size = levels == level_start_.size() ? bytes_.size() : level_start_[levels];
-    out.value(size);
+    const uint64_t size = index_.write_to(out, levels, bytes_.size(), "PositionLog");
     out.put(bytes_.data(), static_cast<size_t>(size));
   }
 
@@ -77,23 +71,15 @@ class PositionLog {
   // has value<T>(), count(item_bytes) (bounded by what is left to read) and get(data, n).
   template <class In>
   bool read_from(In& in) {
-    if (!level_start_.empty() || !bytes_.empty()) return false;
-    const uint64_t levels = in.count(2 * sizeof(uint64_t));
-    for (uint64_t l = 0; l < levels; ++l) {
-      const auto start = in.template value<uint64_t>();
-      const auto count = in.template value<uint64_t>();
-      if (!level_start_.empty() && start < level_start_.back()) return false;
-      level_start_.push_back(start);
-      level_count_.push_back(count);
-    }
-    const uint64_t size = in.count(1);
-    if (!level_start_.empty() && level_start_.back() > size) return false;
+    if (!index_.empty() || !bytes_.empty()) return false;
+    uint64_t size = 0;
+    if (!index_.read_from(in, size)) return false;
     bytes_.resize(static_cast<size_t>(size));
     in.get(bytes_.data(), bytes_.size());
     // Each entry takes at least one byte: a level cannot claim more than its bytes.
-    for (size_t l = 0; l < level_start_.size(); ++l) {
-      const uint64_t end = l + 1 < level_start_.size() ? level_start_[l + 1] : size;
-      if (level_count_[l] > end - level_start_[l]) return false;
+    for (size_t l = 0; l < index_.levels(); ++l) {
+      const uint64_t end = l + 1 < index_.levels() ? index_.start[l + 1] : size;
+      if (index_.count[l] > end - index_.start[l]) return false;
     }
     if (size > 0 && (bytes_.back() & 0x80) != 0) return false;  // a varint cut short
     previous_ = 0;
@@ -102,8 +88,7 @@ class PositionLog {
 
  private:
   std::vector<uint8_t> bytes_;
-  std::vector<uint64_t> level_start_;
-  std::vector<uint64_t> level_count_;
+  LevelIndex index_;
   uint64_t previous_ = 0;
 };
 
