@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/mpi_run.h"
 #include "tests/trace_test_support.h"
 
 namespace {
@@ -20,15 +21,7 @@ using isr::trace_test::run_shell;
 using isr::trace_test::slurp;
 using isr::trace_test::temp_path;
 
-std::string mpirun(int ranks) {
-  // CI runs as root, which OpenMPI refuses unless told; the network stays on loopback.
-  if (geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  }
-  return std::string("timeout 300 '") + ISRCHECK_MPIEXEC + "' --oversubscribe -np " + std::to_string(ranks) +
-         " --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo ";
-}
+using isr::mpi_test::mpirun;
 
 // acks=1 on two brokers: three properties violated, eight hold.
 const std::string kSmall =

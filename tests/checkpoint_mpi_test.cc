@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/mpi_run.h"
 #include "tests/trace_test_support.h"
 
 namespace {
@@ -28,17 +29,9 @@ using isr::trace_test::temp_path;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string mpirun(int ranks) {
-  // CI runs as root, which OpenMPI refuses unless told; the network stays on loopback.
-  if (geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  }
-  return std::string("timeout 600 '") + ISRCHECK_MPIEXEC + "' --oversubscribe -np " + std::to_string(ranks) +
-         " --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo ";
-}
+std::string mpirun(int ranks) { return isr::mpi_test::mpirun(ranks, 600); }
 
-std::string isrcheck() { return std::string("'") + ISRCHECK_BINARY + "' "; }
+using isr::mpi_test::isrcheck;
 
 struct Outcome {
   ShellRun run;
