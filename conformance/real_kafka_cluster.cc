@@ -10,6 +10,7 @@
 #include "conformance/batch_mapping.h"
 #include "conformance/driver_command.h"
 #include "conformance/power_mounts.h"
+#include "conformance/release_fixes.h"
 #include "conformance/zookeeper_mode.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
@@ -104,6 +105,7 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
            ": run it with --kafka-version of that generation";
   }
   if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
+  if (std::string off = fix_off_not_executable(scenario, kafka_version); !off.empty()) return off;
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))

@@ -21,6 +21,7 @@
 #include "conformance/driver_command.h"
 #include "conformance/driver_process.h"
 #include "conformance/real_kafka_cluster.h"
+#include "conformance/release_fixes.h"
 #include "conformance/steering.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/scenario/scenario_validation.h"
@@ -713,6 +714,30 @@ TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
             std::string::npos);
   EXPECT_EQ(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "4.4.0"), "");
   EXPECT_NE(not_executable_reason(suite_scenario("b-acks1-leader-loss"), "3.9.1"), "");
+}
+
+// A KRaft trace that turns off a fix the release shipped asks Kafka for code it no longer
+// has: `hw-advances-below-min-isr`'s unsafe side (KAFKA-15583 off, 3.7.0) diverged on
+// 4.4.0 in kafka_coverage_sample; it is refused there with the fix named, runs on a
+// release before it, and fixes export emulates through metadata.version stay runnable.
+TEST(NotExecutable, AFixTheReleaseShippedTurnedOffIsRefused) {
+  auto scenario = [](const json& fixes, const std::string& mode) {
+    return json{{"source", {{"model_config", {{"controller", {{"mode", mode}}}, {"fixes", fixes}}}}}};
+  };
+  const json frozen_off = scenario({{"hw_frozen_below_min_isr", false}}, "kraft");
+  const std::string why = not_executable_reason(frozen_off, "4.4.0");
+  EXPECT_NE(why.find("fixes.hw_frozen_below_min_isr"), std::string::npos) << why;
+  EXPECT_NE(why.find("since 3.7.0"), std::string::npos) << why;
+  EXPECT_NE(why.find("before 3.7"), std::string::npos) << why;
+  EXPECT_EQ(not_executable_reason(frozen_off, "3.6.2"), "");
+  EXPECT_EQ(not_executable_reason(scenario({{"hw_frozen_below_min_isr", true}}, "kraft"), "4.4.0"), "");
+  EXPECT_EQ(not_executable_reason(scenario({{"isr_shrink_keeps_leader_epoch", false}, {"directory_assignment", false}},
+                                           "kraft"), "4.4.0"), "");
+  // ZooKeeper mode decides its own fixes (zookeeper_mode.cc).
+  EXPECT_EQ(fix_off_not_executable(scenario({{"alter_partition_broker_epochs", false}}, "zookeeper"), "3.9.1"), "");
+  EXPECT_EQ(version_numbers("3.8.0 (ELR usable from 4.0.0)"), (std::vector<int>{3, 8, 0}));
+  EXPECT_EQ(version_numbers("4.4.0"), (std::vector<int>{4, 4, 0}));
+  EXPECT_TRUE(version_numbers("trunk").empty());
 }
 
 // A combined voter's disk loss (issue 28 item 6): executable while the node stays down

@@ -1,0 +1,52 @@
+// Fixes a release shipped, against the fixes a trace's model turns off (release_fixes.h).
+#include "conformance/release_fixes.h"
+
+#include <cctype>
+#include <string_view>
+
+#include "spec/partition/config.h"
+
+namespace isr::conformance {
+
+using nlohmann::json;
+
+std::vector<int> version_numbers(const std::string& text) {
+  std::vector<int> out;
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    int n = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) n = n * 10 + (text[i++] - '0');
+    out.push_back(n);
+    if (i < text.size() && text[i] == '.') ++i;
+    else break;
+  }
+  return out;
+}
+
+std::string fix_off_not_executable(const json& scenario, const std::string& kafka_version) {
+  const json& source = scenario.value("source", json::object());
+  if (!source.is_object() || !source.contains("model_config")) return "";
+  const json& config = source["model_config"];
+  // ZooKeeper mode has fixes of its own era and mode (zookeeper_mode.cc decides there).
+  if (config.value("controller", json::object()).value("mode", "kraft") != "kraft") return "";
+  const json& fixes = config.value("fixes", json::object());
+  const std::vector<int> release = version_numbers(kafka_version);
+  if (release.empty()) return "";
+  for (const spec::FixInfo& fix : spec::all_fixes()) {
+    // Switched off on a real KRaft cluster by formatting it at an older metadata.version
+    // (export_scenario.cc writes the level): runnable.
+    if (fix.name == "isr_shrink_keeps_leader_epoch" || fix.name == "directory_assignment") continue;
+    const auto it = fixes.find(std::string(fix.name));
+    if (it == fixes.end() || !it->is_boolean() || it->get<bool>()) continue;
+    const std::string shipped(fix.kafka_version);
+    const std::vector<int> since = version_numbers(shipped);
+    if (since.empty() || release < since) continue;
+    return "the trace turns off fixes." + std::string(fix.name) + " (" + std::string(fix.description) +
+           "), which Kafka " + kafka_version + " has (since " + shipped +
+           "): no setting of that release turns it back off; run it with --kafka-version of a release before " +
+           std::to_string(since[0]) + "." + (since.size() > 1 ? std::to_string(since[1]) : "0");
+  }
+  return "";
+}
+
+}  // namespace isr::conformance
