@@ -373,13 +373,14 @@ TEST(ZookeeperController, AFailoverRemovesTheDeadBrokersThenElects) {
   // Broker 1 replays the leaderless epoch 1 first (queued), then leads at epoch 2.
   EXPECT_TRUE(contains(s.controller().zk_queued_demotion, 1));
 
-  Scenario follower({"protocol=kip-497", "controller.placement=dedicated", "faults.max_crashes=2",
+  // Not modelled: two dead ISR members (Kafka removes them in its Map's order and keeps
+  // the last one); the failover leaves them to FenceBroker, as before 2.3.
+  Scenario two_dead({"protocol=kip-497", "controller.placement=dedicated", "faults.max_crashes=2",
                      "faults.max_network_cuts=1"});
-  ASSERT_TRUE(follower.run({crash(2, StopKind::Kill), session_expiry(2), cut(0, kCutFromQuorum), session_expiry(0),
+  ASSERT_TRUE(two_dead.run({crash(2, StopKind::Kill), session_expiry(2), cut(0, kCutFromQuorum), session_expiry(0),
                             controller_failover(1)}));
-  EXPECT_EQ(follower.controller().isr, nodes({1})) << "0 and 2 removed, one write each";
-  EXPECT_EQ(follower.controller().leader, 1);
-  EXPECT_EQ(follower.controller().leader_epoch, 3) << "two removals and the election";
+  EXPECT_EQ(two_dead.controller().leader_epoch, 0);
+  EXPECT_TRUE(two_dead.can(fence_broker(0, 1)));
 
   Scenario before({"protocol=kip-320", "controller.placement=dedicated", "acks=1"});
   ASSERT_TRUE(before.run({produce(0, 1), crash(0, StopKind::Kill), session_expiry(0), controller_failover(1)}));
