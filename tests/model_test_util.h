@@ -77,6 +77,10 @@ inline Step unclean_election(int node) { return {ActionKind::UncleanElection, no
 inline Step preferred_election(int node) { return {ActionKind::PreferredElection, node}; }
 inline Step metadata_update(int broker) { return {ActionKind::MetadataUpdate, broker}; }
 inline Step controller_failover(int voter) { return {ActionKind::ControllerFailover, voter}; }
+// ZooKeeper mode from kip-497: the new controller's startup elects `leader_after`.
+inline Step controller_failover(int voter, int leader_after) {
+  return {ActionKind::ControllerFailover, voter, leader_after, rules::kFailoverElects};
+}
 // For a clean stop `leader_after` is the leader the controlled shutdown moves to, or
 // rules::kWithoutController; the other stop kinds ignore it.
 inline Step crash(int node, StopKind kind, int leader_after = kAny) {

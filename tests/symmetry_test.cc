@@ -100,6 +100,9 @@ Action relabel(const Perm& p, const Action& a) {
     case K::UnfenceBroker:
     case K::BrokerBounce:
     case K::DeposedWrite: b.other = map_id(p, a.other); break;
+    case K::ControllerFailover:  // ZooKeeper mode: the leader its startup elects
+      if (a.arg == rules::kFailoverElects) b.other = map_id(p, a.other);
+      break;
     case K::Crash:
       if (a.arg == static_cast<int>(StopKind::Clean) && a.other != rules::kWithoutController)
         b.other = map_id(p, a.other);

@@ -176,6 +176,32 @@ TEST(ZookeeperIsr, TheLeadersOwnShrinkKeepsTheLeaderEpochInEveryGeneration) {
   EXPECT_EQ(kraft.controller().leader_epoch, 1) << "KRaft 3.5: every shrink bumps";
 }
 
+// A follower's Metadata answer is its ZkMetadataCache, which the controller's
+// UpdateMetadata refreshes after the leader's own ISR change (processAlterPartition ->
+// sendUpdateMetadataRequest to every live broker), at the same leader epoch; the
+// leader's view (its Partition state, its cached zkVersion) is left to its own writes.
+TEST(ZookeeperMetadataCache, FollowersSeeEveryIsrChangeAtTheSameLeaderEpoch) {
+  Scenario s({"protocol=kip-903", "controller.mode=zookeeper", "controller.placement=dedicated"});
+  ASSERT_TRUE(s.run({produce(0, 1), shrink_isr(0, 2), alter_partition(0)}));
+  ASSERT_EQ(s.controller().leader_epoch, 0);
+  ASSERT_EQ(s.controller().isr, nodes({0, 1}));
+  EXPECT_FALSE(s.can(metadata_update(0))) << "the leader's view is already the committed ISR";
+  for (int b : {1, 2}) {
+    EXPECT_EQ(s.replica(b).view_isr, nodes({0, 1, 2}));
+    ASSERT_TRUE(s.apply(metadata_update(b))) << "UpdateMetadata to every live broker: " << b;
+    EXPECT_EQ(s.replica(b).view_isr, nodes({0, 1}));
+    EXPECT_EQ(s.replica(b).view_leader_epoch, 0);
+    EXPECT_EQ(s.replica(b).view_partition_epoch, 1);
+    EXPECT_FALSE(s.can(metadata_update(b))) << "nothing more to send";
+  }
+
+  // Before KIP-497 the leader writes the znode and the controller propagates it
+  // (processIsrChangeNotification -> sendUpdateMetadataRequest).
+  Scenario old({"protocol=kip-320", "controller.placement=dedicated", "acks=1"});
+  ASSERT_TRUE(old.run({produce(0, 1), shrink_isr(0, 2), metadata_update(1)}));
+  EXPECT_EQ(old.replica(1).view_isr, nodes({0, 1}));
+}
+
 // --- LeaderAndIsr delivery -------------------------------------------------------------
 
 // The controller's per-broker queue (ControllerChannelManager) delivers every election to
@@ -218,20 +244,22 @@ TEST(ZookeeperLeaderAndIsr, OnlyQueuedDemotionsAreReplayed) {
 // A skip Kafka does have: controller 0 loses its session before it delivered broker 1's
 // demotion (epoch 2) and re-election (epoch 3); it resigns and its queues go
 // (onControllerResignation), and the new controller sends broker 1 the state it reads, in
-// which 1 leads. Broker 1 goes from leader at epoch 1 to leader at epoch 3 in its own
+// which 1 leads. Broker 1 goes from leader at epoch 1 to leader at epoch 4 in its own
 // view: makeLeader with isNewLeader false keeps follower 0's offset (F12's loss).
 TEST(ZookeeperLeaderAndIsr, AControllerFailoverDropsTheQueue) {
   Scenario s({"protocol=kip-497", "controller.placement=dedicated", "bounds.max_leader_moves=3",
-              "bounds.max_records=1", "faults.max_network_cuts=1", "bounds.max_leader_epoch=3"});
+              "bounds.max_records=1", "faults.max_network_cuts=1", "bounds.max_leader_epoch=4"});
   ASSERT_TRUE(s.run({preferred_election(1), metadata_update(0), metadata_update(1), metadata_update(2), produce(1, 1),
                      fetch(0, 1), fetch_response(0), fetch(0, 1)}));
   ASSERT_EQ(s.replica(1).fetch_offset[0], 1);
   ASSERT_TRUE(s.run({preferred_election(2), preferred_election(1)}));
   EXPECT_TRUE(contains(s.controller().zk_queued_demotion, 1));
+  // The failover removes 0 from the ISR (epoch 4, leader 1 kept): the new queues start
+  // with the state it read, in which 1 leads.
   ASSERT_TRUE(s.run({cut(0, kCutFromQuorum), session_expiry(0), controller_failover(2)}));
-  EXPECT_EQ(s.controller().zk_queued_demotion, 0);
+  EXPECT_FALSE(contains(s.controller().zk_queued_demotion, 1));
   ASSERT_TRUE(s.run({metadata_update(1)}));
-  EXPECT_EQ(s.replica(1).view_leader_epoch, 3);
+  EXPECT_EQ(s.replica(1).view_leader_epoch, 4);
   EXPECT_EQ(s.replica(1).fetch_offset[0], 1) << "kept: it led at epoch 1 in its own view";
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::InFlight) << "still parked at the same leader";
 }
@@ -323,6 +351,45 @@ Figures check(const std::vector<std::string>& overrides) {
   return {r.distinct_states, r.verdict == checker::Verdict::Holds, r.property};
 }
 
+// The leader is also the controller and dies: the new controller's onControllerFailover
+// removes it from the ISR with leader -1 (ZkReplicaStateMachine.startup -> OfflineReplica,
+// epoch 1) and then elects (ZkPartitionStateMachine.startup, epoch 2), as Kafka 3.9.1 did
+// (docs/conformance.md, z-zk-acks1-controller-failover). A dead follower is removed the
+// same way, without an election. Before KAFKA-3143 (2.3; kip-320 here) the startup left
+// the dead brokers to the next BrokerChange: one write, one bump.
+TEST(ZookeeperController, AFailoverRemovesTheDeadBrokersThenElects) {
+  Scenario s({"protocol=kip-903", "controller.mode=zookeeper", "controller.placement=dedicated", "acks=1",
+              "faults.max_crashes=2"});
+  ASSERT_TRUE(s.run({produce(0, 1), crash(0, StopKind::Kill), session_expiry(0)}));
+  // Either live ISR member may be elected (the model's elections pick any eligible one).
+  EXPECT_TRUE(s.can(controller_failover(1, 2)));
+  ASSERT_TRUE(s.apply(controller_failover(1, 1)));
+  EXPECT_EQ(s.controller().leader, 1);
+  EXPECT_EQ(s.controller().leader_epoch, 2) << "removal (leader -1) and election: two bumps";
+  EXPECT_EQ(s.controller().partition_epoch, 2);
+  EXPECT_EQ(s.controller().isr, nodes({1, 2}));
+  EXPECT_TRUE(contains(s.controller().fenced, 0));
+  EXPECT_EQ(s.count(ActionKind::FenceBroker), 0) << "handled by the failover itself";
+  // Broker 1 replays the leaderless epoch 1 first (queued), then leads at epoch 2.
+  EXPECT_TRUE(contains(s.controller().zk_queued_demotion, 1));
+
+  // Not modelled: two dead ISR members (Kafka removes them in its Map's order and keeps
+  // the last one); the failover leaves them to FenceBroker, as before 2.3.
+  Scenario two_dead({"protocol=kip-497", "controller.placement=dedicated", "faults.max_crashes=2",
+                     "faults.max_network_cuts=1"});
+  ASSERT_TRUE(two_dead.run({crash(2, StopKind::Kill), session_expiry(2), cut(0, kCutFromQuorum), session_expiry(0),
+                            controller_failover(1)}));
+  EXPECT_EQ(two_dead.controller().leader_epoch, 0);
+  EXPECT_TRUE(two_dead.can(fence_broker(0, 1)));
+
+  Scenario before({"protocol=kip-320", "controller.placement=dedicated", "acks=1"});
+  ASSERT_TRUE(before.run({produce(0, 1), crash(0, StopKind::Kill), session_expiry(0), controller_failover(1)}));
+  EXPECT_EQ(before.controller().leader, 0) << "nothing written at the failover before 2.3";
+  EXPECT_EQ(before.controller().leader_epoch, 0);
+  ASSERT_TRUE(before.run({fence_broker(0, 1)}));
+  EXPECT_EQ(before.controller().leader_epoch, 1);
+}
+
 // The ZooKeeper controller elects uncleanly in the write that handles the failure:
 // KafkaController.onReplicasBecomeOffline -> PartitionStateMachine
 // .triggerOnlinePartitionStateChange with OfflinePartitionLeaderElectionStrategy, whose
@@ -335,8 +402,10 @@ TEST(ZookeeperController, AnUncleanElectionIsPartOfTheFailureHandling) {
                      alter_partition(0)}));
   ASSERT_EQ(s.controller().isr, nodes({0, 1}));
   // Broker 0 is also the controller: broker 2 takes over.
-  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), session_expiry(0), controller_failover(2), fence_broker(0, 1),
-                     crash(1, StopKind::Kill), session_expiry(1)}));
+  // The failover's own writes remove 0 and elect 1 (ZkReplicaStateMachine.startup).
+  ASSERT_TRUE(s.run({crash(0, StopKind::Kill), session_expiry(0), controller_failover(2, 1), crash(1, StopKind::Kill),
+                     session_expiry(1)}));
+  ASSERT_EQ(s.controller().leader, 1);
   const int epoch = s.controller().leader_epoch;
   EXPECT_FALSE(s.can(fence_broker(1, kNoNode)));
   ASSERT_TRUE(s.apply(fence_broker(1, 2)));
@@ -355,11 +424,15 @@ TEST(ZookeeperGenerations, DefaultModelWithKillCrashesPerGeneration) {
     uint64_t distinct;  // up to symmetry; for a violation, when the search stopped
   };
   const Row rows[] = {
-      {{"protocol=hw-truncation"}, false, 28950},  // strong-isr: truncation to the HW (12 steps)
-      {{"protocol=kip-320"}, true, 147281},
-      {{"protocol=kip-497"}, true, 297089},
+      {{"protocol=hw-truncation"}, false, 109848},  // strong-isr: truncation to the HW (12 steps)
+      {{"protocol=kip-320"}, true, 728293},
+      {{"protocol=kip-497"}, true, 1346841},
       {{"protocol=kip-497", "controller.mode=kraft"}, true, 554708},
   };
+  // Before the followers' metadata cache (UpdateMetadata after every ISR change) and the
+  // failover's own removal writes and election (KAFKA-3143, kip-497 on): 28950, 147281,
+  // 297089. A follower's view now also differs by the ISR changes it has or has not yet
+  // been told of at the same leader epoch; no verdict changed.
   // Before Partition.makeLeader's isNewLeader rule (issue 24 item 1): 3713, 148915,
   // 299232, 558501. A broker that becomes leader from a follower view now forgets its
   // followers' offsets and broker epochs from an earlier term instead of keeping them

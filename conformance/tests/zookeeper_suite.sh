@@ -3,7 +3,9 @@
 # runs the suite's ZooKeeper scenarios (conformance/suite/z-zk-*.json) on Kafka 3.9.1 with a
 # ZooKeeper ensemble, and requires every one of them to conform: `conform` exits 0 for a
 # scenario that is not executable too, which here would mean the ZooKeeper cluster never
-# ran. Then checks that no node JVM or ZooKeeper server of the run is left.
+# ran. Then checks that no node JVM or ZooKeeper server of the run is left, and validates
+# every recording of the run against the model (`isrcheck validate`, as
+# conform_and_validate.sh does for the KRaft suite): each must be explained.
 #   zookeeper_suite.sh ISRCHECK SUITE_DIR DRIVER_DIR WORK_DIR
 set -euo pipefail
 isrcheck="$1" suite="$2" driver="$3" work="$4"
@@ -14,7 +16,7 @@ rm -rf "$work"
 mkdir -p "$work"
 set +e
 "$isrcheck" conform "${scenarios[@]}" --kafka-version 3.9.1 --driver "$driver" --work-dir "$work/run" \
-  --keep-logs "$work/logs" --json "$work/result.json"
+  --keep-logs "$work/logs" --json "$work/result.json" --record "$work/recordings"
 rc=$?
 set -e
 leftover="$(pgrep -f "$work/run" || true)"
@@ -31,3 +33,21 @@ if bad or len(verdicts) != int(sys.argv[2]):
     print(f"zookeeper_suite.sh: not all conform: {bad}", file=sys.stderr)
     sys.exit(1)
 PY
+recordings=("$work"/recordings/*.jsonl)
+((${#recordings[@]} == ${#scenarios[@]})) ||
+  { echo "zookeeper_suite.sh: ${#recordings[@]} recording(s) for ${#scenarios[@]} scenario(s)" >&2; exit 1; }
+failed=0
+for r in "${recordings[@]}"; do
+  # The bounds of internal actions between events that conform_and_validate.sh uses.
+  for bound in 8 16; do
+    set +e
+    out="$("$isrcheck" validate "$r" --max-internal "$bound" --trace-out "${r%.jsonl}.explained.json" 2>&1)"
+    rc=$?
+    set -e
+    echo "$(basename "$r"): $out"
+    [[ $rc -eq 1 ]] || break
+  done
+  [[ $rc -eq 0 ]] || failed=$((failed + 1))
+done
+echo "zookeeper_suite.sh: ${#recordings[@]} recording(s) validated, $failed not explained"
+[[ $failed -eq 0 ]]

@@ -34,9 +34,11 @@ const std::vector<NameRow>& partition_action_meanings() {
       {"PreferredElection", "the controller moves leadership back to the preferred replica without a failure "
                             "(ReplicationControlManager.electLeader, Admin.electLeaders)", {}},
       {"MetadataUpdate", "a broker catches up with the metadata log and becomes leader or follower of the partition "
-                         "(ReplicaManager.applyDelta -> Partition.makeLeader / makeFollower)", {}},
+                         "(ReplicaManager.applyDelta -> Partition.makeLeader / makeFollower; ZooKeeper mode: "
+                         "LeaderAndIsr, or UpdateMetadata refreshing a follower's metadata cache)", {}},
       {"ControllerFailover", "another voter becomes the active controller, with a new controller epoch (the KRaft "
-                             "quorum leader: QuorumState.transitionToLeader; ZooKeeper mode: KafkaController.elect)", {}},
+                             "quorum leader: QuorumState.transitionToLeader; ZooKeeper mode: KafkaController.elect, "
+                             "then onControllerFailover's offline replicas and election)", {}},
       {"Crash", "a node stops: clean shutdown (controlled, LogManager.shutdown), kill -9 (page cache kept), power "
                 "loss (unflushed suffix lost) or disk loss (log lost)", {}},
       {"Restart", "a stopped node starts again and recovers its log and HW checkpoint (LogLoader.recoverLog)", {}},

@@ -464,14 +464,13 @@ void apply_preferred_election(const Config& c, State& s, const Action& a) {
 void apply_metadata_update(const Config& c, State& s, const Action& a) {
   const int b = a.node;
   if (zk_mode(c)) {
-    // A LeaderAndIsr from the current controller; it carries the partition state the
-    // controller knows, which predates a deposed controller's write (no watch tells it).
-    // ReplicaManager.becomeLeaderOrFollower applies a partition's state only for a newer
-    // leader epoch; the leader's own ISR writes are not sent to anyone.
+    // A LeaderAndIsr or UpdateMetadata from the current controller; it carries the
+    // partition state the controller knows, which predates a deposed controller's write
+    // (no watch tells it). ReplicaManager.becomeLeaderOrFollower applies a partition's
+    // state only for a newer leader epoch; a follower's metadata cache takes every
+    // UpdateMetadata, ISR changes included (zookeeper.cc, cache_behind).
     s.nodes[b].controller_epoch_seen = s.controller.controller_epoch;
-    const ReplicaState& r = s.replicas[b];
-    if (!s.controller.deposed_wrote && (!r.view_valid || r.view_leader_epoch < s.controller.leader_epoch))
-      adopt_partition_state(c, s, b);
+    if (zk_view_update_due(s, b)) adopt_partition_state(c, s, b);
     return;
   }
   adopt_partition_state(c, s, b);

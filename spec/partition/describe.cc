@@ -103,7 +103,10 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::UncleanElection:
     case K::PreferredElection: j["leader"] = a.node; break;
     case K::MetadataUpdate: j["broker"] = a.node; break;
-    case K::ControllerFailover: j["voter"] = a.node; break;
+    case K::ControllerFailover:
+      j["voter"] = a.node;
+      if (a.arg == rules::kFailoverElects) j["leader_after"] = id_or_null(a.other);
+      break;
     case K::Crash:
       j["node"] = a.node;
       j["mode"] = stop_name(a.arg);

@@ -164,11 +164,17 @@ void remove_replica(State& s, int b);
 // --- ZooKeeper-mode controller (zookeeper.cc) -------------------------------------------
 
 void zk_controller_actions(const Config& c, const State& s, ActionList& out);
+// ControllerFailover's arg when the new controller's startup elects `other` (ZooKeeper
+// mode from kip-497: the dead leader's removal leaves the partition leaderless).
+inline constexpr int kFailoverElects = 1;
 // Session expiries and znode registrations (the brokers' and ZooKeeper's side).
 void zk_session_actions(const Config& c, const State& s, ActionList& out);
 // After the controller wrote the partition state znode: its controller epoch is recorded,
 // and (before KIP-380) the LeaderAndIsr it sends reaches whatever incarnation runs.
 void zk_after_controller_write(const Config& c, State& s, bool leader_changed);
+// Whether the current controller's LeaderAndIsr (a newer leader epoch) or UpdateMetadata
+// (a follower's metadata cache after an ISR change) would change broker `b`'s view.
+bool zk_view_update_due(const State& s, int b);
 // Before the current controller writes a new leader epoch (led by `new_leader`): records,
 // per live replica, whether its LeaderAndIsr queue now holds a demotion before its newest
 // request, and whether the new request makes it reconcile (follower_reconciles).

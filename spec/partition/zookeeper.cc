@@ -48,6 +48,82 @@ bool view_behind(const ReplicaState& r, const ControllerState& ctl) {
   return !r.view_valid || r.view_leader_epoch < ctl.leader_epoch;
 }
 
+// An UpdateMetadata would change a follower's view at the same leader epoch. A broker's
+// Metadata answer (the view the model compares) is its ZkMetadataCache, which every
+// UpdateMetadata replaces (ReplicaManager.maybeUpdateMetadataCache -> ZkMetadataCache
+// .updateMetadata: no leader-epoch check, only the controller epoch), and the controller
+// sends one to every live broker after each write: its own (ControllerBrokerRequestBatch
+// .addLeaderAndIsrRequestForBrokers adds UpdateMetadata for liveOrShuttingDownBrokerIds)
+// and the leader's ISR changes (KafkaController.processAlterPartition ->
+// sendUpdateMetadataRequest, 2.7 to 3.9; before KIP-497 processIsrChangeNotification).
+// A follower's own partition state (Partition.makeFollower) keeps the ISR of its last
+// LeaderAndIsr, but nothing in the model reads a follower's ISR (it is replaced when
+// the broker becomes leader), so the view stands for the cache. The leader's view is its
+// Partition's ISR and zkVersion, which only its own writes and LeaderAndIsr change.
+bool cache_behind(int b, const ReplicaState& r, const ControllerState& ctl) {
+  return r.view_valid && r.view_leader != b && r.view_leader_epoch == ctl.leader_epoch &&
+         r.view_partition_epoch < ctl.partition_epoch;
+}
+
+// The writes of onControllerFailover's state machines for the brokers whose znode is
+// gone, from KAFKA-3143 (2.3.0; the model's kip-497 and later, as KIP-380 of 2.2 is):
+// ZkReplicaStateMachine.startup moves their replicas to OfflineReplica, one write per
+// dead broker (handleStateChanges groups by replica): doRemoveReplicasFromIsr takes the
+// replica out of the ISR (not its last member) and sets leader -1 where it led, a
+// LeaderAndIsr.newLeaderAndIsr (leader epoch + 1). Then ZkPartitionStateMachine.startup
+// finds the partition leaderless (initializePartitionState: OfflinePartition) and elects
+// (triggerOnlinePartitionStateChange, OfflinePartitionLeaderElectionStrategy: a live ISR
+// replica, or with the topic's unclean.leader.election.enable any live replica), a second
+// bump (seen on Kafka 3.9.1 and 2.7.2, docs/conformance.md): failover_elect.
+// Before 2.3 ReplicaStateMachine.startup moved only the live replicas (to OnlineReplica):
+// the dead ones are left to the next BrokerChange here (the model's FenceBroker).
+// False when a write would exceed the epoch bounds.
+bool zk_failover_writes(const Config& c, State& s) {
+  ControllerState& ctl = s.controller;
+  if (c.protocol < Protocol::Kip497) return true;
+  // Not modelled (left to FenceBroker, as before 2.3): two or more dead ISR members, whose
+  // removals Kafka makes in its Map's order (the last member stays), which the model would
+  // have to enumerate to stay symmetric.
+  NodeSet dead_isr = 0;
+  for (int b = 0; b < c.replication_factor; ++b)
+    if (!contains(ctl.fenced, b) && !s.nodes[b].zk_registered && contains(ctl.isr, b)) dead_isr |= bit(b);
+  if (size(dead_isr) > 1) return true;
+  for (int b = 0; b < c.replication_factor; ++b) {
+    if (contains(ctl.fenced, b) || s.nodes[b].zk_registered) continue;
+    ctl.fenced |= bit(b);  // not in the live brokers the new controller read: no queue
+    ctl.zk_queued_demotion &= static_cast<NodeSet>(~bit(b));
+    ctl.zk_queued_reconcile &= static_cast<NodeSet>(~bit(b));
+    if (!contains(ctl.isr, b)) continue;  // doRemoveReplicasFromIsr writes only where it is a member
+    const bool leader_changed = ctl.leader == b;
+    const int leader = leader_changed ? kNoNode : ctl.leader;
+    if (!epoch_fits(ctl.leader_epoch + 1, c.bounds.max_leader_epoch) ||
+        !epoch_fits(ctl.partition_epoch + 1, c.bounds.max_partition_epoch)) {
+      return false;
+    }
+    zk_queue_leader_change(c, s, leader);
+    ctl.leader = static_cast<uint8_t>(leader);
+    ++ctl.leader_epoch;  // newLeaderAndIsr bumps whether or not the leader changed
+    ++ctl.partition_epoch;
+    if (size(ctl.isr) > 1) ctl.isr &= static_cast<NodeSet>(~bit(b));
+    zk_after_controller_write(c, s, leader_changed);
+  }
+  return true;
+}
+
+// ZkPartitionStateMachine.startup's election, of `leader` (kNoNode: none, the partition
+// stays OfflinePartition). Kafka takes the first eligible replica in assignment order;
+// the model lets it be any (docs/model.md, "Elections pick any eligible replica").
+NodeSet failover_leader_options(const Config& c, const State& s) {
+  if (c.protocol < Protocol::Kip497 || s.controller.leader != kNoNode) return 0;
+  bool unclean = false;
+  return leader_options(c, s, PartitionChange{s.controller.isr, 0, c.unclean_leader_election}, unclean);
+}
+
+bool failover_elect(const Config& c, State& s, int leader) {
+  if (leader == kNoNode) return true;
+  return change_partition(c, s, PartitionChange{s.controller.isr, 0, c.unclean_leader_election}, leader);
+}
+
 void add_deposed_actions(const Config& c, const State& s, ActionList& out) {
   const ControllerState& ctl = s.controller;
   if (ctl.deposed == 0) return;
@@ -77,6 +153,12 @@ bool bounce_pending(const Config& c, const State& s, int b) {
          n.zk_epoch != s.controller.registered_epoch[b];
 }
 
+bool zk_view_update_due(const State& s, int b) {
+  const ControllerState& ctl = s.controller;
+  const ReplicaState& r = s.replicas[b];
+  return !ctl.deposed_wrote && (view_behind(r, ctl) || cache_behind(b, r, ctl));
+}
+
 bool leader_writes_isr(const Config& c) { return zk_mode(c) && !c.fixes.maximal_isr; }
 
 void zk_session_actions(const Config& c, const State& s, ActionList& out) {
@@ -102,8 +184,23 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
   if (ctl.controller_vacant && zk_available(c, s) && epoch_fits(ctl.controller_epoch + 1, kMaxEpoch - 1)) {
     // /controller is gone: every live broker's watch fires and one of them creates it.
     // A deposed controller runs its queued event before its own Reelect.
-    for (int n = 0; n < c.brokers; ++n)
-      if (zk_session_live(s, n) && ctl.deposed != n + 1) out.add(ActionKind::ControllerFailover, n);
+    for (int n = 0; n < c.brokers; ++n) {
+      if (!zk_session_live(s, n) || ctl.deposed == n + 1) continue;
+      // Its startup writes must fit the epoch bounds (zk_failover_writes); one action per
+      // leader its election may pick (arg kFailoverElects, other = that leader).
+      State trial = s;
+      if (!zk_failover_writes(c, trial)) continue;
+      const NodeSet options = failover_leader_options(c, trial);
+      if (options == 0) {
+        out.add(ActionKind::ControllerFailover, n);
+        continue;
+      }
+      for (int r = 0; r < c.replication_factor; ++r) {
+        if (!contains(options, r)) continue;
+        State elected = trial;
+        if (failover_elect(c, elected, r)) out.add(ActionKind::ControllerFailover, n, r, kFailoverElects);
+      }
+    }
   }
   add_deposed_actions(c, s, out);
   if (ctl.deposed_wrote) {
@@ -151,8 +248,7 @@ void zk_controller_actions(const Config& c, const State& s, ActionList& out) {
     const NodeState& n = s.nodes[b];
     if (!reaches_controller(s, b) || contains(ctl.fenced, b)) continue;
     if (n.broker_epoch == 0 || ctl.registered_epoch[b] != n.broker_epoch) continue;
-    if (n.controller_epoch_seen < ctl.controller_epoch || (!ctl.deposed_wrote && view_behind(s.replicas[b], ctl)))
-      out.add(ActionKind::MetadataUpdate, b);
+    if (n.controller_epoch_seen < ctl.controller_epoch || zk_view_update_due(s, b)) out.add(ActionKind::MetadataUpdate, b);
   }
 }
 
@@ -268,9 +364,12 @@ void zk_apply_controller_failover(const Config& c, State& s, const Action& a) {
   ctl.controller_vacant = 0;
   ctl.controller_stopped = 0;
   // onControllerFailover reads the live brokers and their epochs from /brokers/ids; the
-  // brokers whose znode is gone are handled as failed by the next BrokerChange steps.
+  // brokers whose znode is gone are handled by its state machines (zk_failover_writes).
   for (int b = 0; b < c.brokers; ++b)
     if (!contains(ctl.fenced, b) && s.nodes[b].zk_registered) ctl.registered_epoch[b] = s.nodes[b].zk_epoch;
+  // Enabled only when these fit the bounds (zk_controller_actions).
+  zk_failover_writes(c, s);
+  failover_elect(c, s, a.arg == kFailoverElects ? a.other : kNoNode);
 }
 
 void apply_session_expiry(const Config&, State& s, const Action& a) {
