@@ -1,7 +1,8 @@
 // Whether a real Kafka release can run a trace whose model turns a fix off: a KRaft trace
-// that switches off a fix the release shipped (`list fixes`, with the release that first
-// had it) asks Kafka for a behaviour its code no longer has, so running it would only
-// diverge. `conform` reports it as not executable, naming the fix and the release.
+// of the release's own generation that switches off a fix the generation has (`list
+// fixes`, with the release that first had it) asks Kafka for a behaviour its code no
+// longer has, so running it could only diverge. `conform` reports it as not executable,
+// naming the fix and the releases before it.
 #pragma once
 
 #include <string>

@@ -721,8 +721,9 @@ TEST(NotExecutable, PowerLossAndOtherGenerationsAreRefusedWithTheReason) {
 // 4.4.0 in kafka_coverage_sample; it is refused there with the fix named, runs on a
 // release before it, and fixes export emulates through metadata.version stay runnable.
 TEST(NotExecutable, AFixTheReleaseShippedTurnedOffIsRefused) {
-  auto scenario = [](const json& fixes, const std::string& mode) {
-    return json{{"source", {{"model_config", {{"controller", {{"mode", mode}}}, {"fixes", fixes}}}}}};
+  auto scenario = [](const json& fixes, const std::string& mode, bool elr = false) {
+    return json{{"source", {{"model_config", {{"protocol", "kip-966"}, {"eligible_leader_replicas", elr},
+                                              {"controller", {{"mode", mode}}}, {"fixes", fixes}}}}}};
   };
   const json frozen_off = scenario({{"hw_frozen_below_min_isr", false}}, "kraft");
   const std::string why = not_executable_reason(frozen_off, "4.4.0");
@@ -733,6 +734,9 @@ TEST(NotExecutable, AFixTheReleaseShippedTurnedOffIsRefused) {
   EXPECT_EQ(not_executable_reason(scenario({{"hw_frozen_below_min_isr", true}}, "kraft"), "4.4.0"), "");
   EXPECT_EQ(not_executable_reason(scenario({{"isr_shrink_keeps_leader_epoch", false}, {"directory_assignment", false}},
                                            "kraft"), "4.4.0"), "");
+  // A fix of the ELR path is inert with ELR off.
+  EXPECT_EQ(not_executable_reason(scenario({{"unclean_restart_leaves_elr", false}}, "kraft"), "4.4.0"), "");
+  EXPECT_NE(not_executable_reason(scenario({{"unclean_restart_leaves_elr", false}}, "kraft", true), "4.4.0"), "");
   // ZooKeeper mode decides its own fixes (zookeeper_mode.cc).
   EXPECT_EQ(fix_off_not_executable(scenario({{"alter_partition_broker_epochs", false}}, "zookeeper"), "3.9.1"), "");
   EXPECT_EQ(version_numbers("3.8.0 (ELR usable from 4.0.0)"), (std::vector<int>{3, 8, 0}));
