@@ -8,6 +8,7 @@
 # event's row marked with what differed. A screenshot is kept as an artifact.
 # Usage: campaign_timeline.sh ISRCHECK_BINARY SOURCE_DIR ARTIFACT_DIR
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/offline_chromium.sh"
 
 isrcheck="$1"
 source_dir="$2"
@@ -31,21 +32,7 @@ if grep -Eq "(src|href)=\"(https?:)?//|<script|<link" "$page"; then
   exit 1
 fi
 
-isolate=()
-if unshare -n true 2>/dev/null; then
-  isolate=(unshare -n)
-fi
-chrome=("${isolate[@]}" "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
-        --no-first-run --user-data-dir="$work/profile"
-        --proxy-server=http://127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND"
-        --virtual-time-budget=10000)
-timeout 120 "${chrome[@]}" --dump-dom "file://$page" >"$work/dom.html" 2>"$work/chromium.log" || {
-  echo "FAIL: chromium --dump-dom failed" >&2
-  tail -20 "$work/chromium.log" >&2
-  exit 1
-}
-timeout 120 "${chrome[@]}" --window-size=1100,1400 --screenshot="$artifacts/campaign-timeline.png" \
-  "file://$page" >/dev/null 2>>"$work/chromium.log" || true
+render_offline "$browser" "$work" "$page" 10000 1100,1400 "$artifacts/campaign-timeline.png"
 
 python3 - "$work/dom.html" "$recording" <<'PY'
 import json, re, sys

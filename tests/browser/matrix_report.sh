@@ -6,6 +6,7 @@
 # screenshot is kept as a test artifact.
 # Usage: matrix_report.sh ISRCHECK_BINARY ARTIFACT_DIR
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/offline_chromium.sh"
 
 isrcheck="$1"
 artifacts="$2"
@@ -35,23 +36,7 @@ if grep -Eq "(src|href)=\"(https?:)?//|import [^;]* from '(https?:)?//" "$report
   exit 1
 fi
 
-# The network off: a network namespace of our own when we may make one (root in CI),
-# and in any case a proxy that refuses and a resolver that resolves nothing.
-isolate=()
-if unshare -n true 2>/dev/null; then
-  isolate=(unshare -n)
-fi
-chrome=("${isolate[@]}" "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
-        --no-first-run --user-data-dir="$work/profile"
-        --proxy-server=http://127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND"
-        --virtual-time-budget=30000)
-timeout 120 "${chrome[@]}" --dump-dom "file://$report" >"$work/dom.html" 2>"$work/chromium.log" || {
-  echo "FAIL: chromium --dump-dom failed" >&2
-  tail -20 "$work/chromium.log" >&2
-  exit 1
-}
-timeout 120 "${chrome[@]}" --window-size=1400,2200 --screenshot="$artifacts/matrix-report.png" \
-  "file://$report" >/dev/null 2>>"$work/chromium.log" || true
+render_offline "$browser" "$work" "$report" 30000 1400,2200 "$artifacts/matrix-report.png"
 
 state="$(grep -o 'data-diagrams="[^"]*"' "$work/dom.html" || true)"
 if [[ "$state" != 'data-diagrams="rendered"' ]]; then
