@@ -49,8 +49,8 @@ inline std::string checkpoint_path(const std::string& dir, const std::string& na
 class CheckpointWriter {
  public:
   explicit CheckpointWriter(const std::string& dir, const std::string& name = kCheckpointFile)
-      : dir_(dir), path_(checkpoint_path(dir, name)), tmp_(path_ + ".tmp"), state_(XXH3_createState()) {
-    XXH3_64bits_reset(state_);
+      : dir_(dir), path_(checkpoint_path(dir, name)), tmp_(path_ + ".tmp") {
+    XXH3_64bits_reset(&state_);
     file_ = std::fopen(tmp_.c_str(), "wb");
     if (file_ == nullptr) fail("cannot create");
     buffer_.reserve(kBuffer);
@@ -62,13 +62,12 @@ class CheckpointWriter {
       std::fclose(file_);
       std::remove(tmp_.c_str());  // never committed: the previous checkpoint stays
     }
-    XXH3_freeState(state_);
   }
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
   void put(const void* data, size_t n) {
-    XXH3_64bits_update(state_, data, n);
+    XXH3_64bits_update(&state_, data, n);
     const auto* p = static_cast<const uint8_t*>(data);
     if (buffer_.size() + n > kBuffer) flush_buffer();
     if (n >= kBuffer) {
@@ -89,7 +88,7 @@ class CheckpointWriter {
 
   // Appends the checksum, makes the file durable and puts it in place. Returns its size.
   uint64_t commit() {
-    const uint64_t hash = XXH3_64bits_digest(state_);
+    const uint64_t hash = XXH3_64bits_digest(&state_);
     flush_buffer();
     write_out(&hash, sizeof hash);
     if (std::fflush(file_) != 0 || ::fsync(fileno(file_)) != 0) fail("cannot write");
@@ -129,7 +128,8 @@ class CheckpointWriter {
 
   std::string dir_, path_, tmp_;
   std::FILE* file_ = nullptr;
-  XXH3_state_t* state_;
+  // A member, not XXH3_createState(): nothing to free when the constructor throws.
+  XXH3_state_t state_;
   std::vector<uint8_t> buffer_;
   uint64_t written_ = 0;
 };
