@@ -156,7 +156,13 @@ final class Cluster implements TcpProxy.CutPolicy {
       cfg.put("node.id", Integer.toString(n.id));
       cfg.put("process.roles", String.join(",", n.roles()));
       cfg.put("listeners", String.join(",", listeners));
-      cfg.put("advertised.listeners", String.join(",", advertised));
+      // Before 3.9 (KIP-853) a controller-only node must not advertise listeners
+      // (KafkaConfig.validateValues: "advertised.listeners config must be empty when
+      // process.roles=controller"); its peers reach it through controller.quorum.voters,
+      // which names its proxy either way.
+      if (n.broker || ZooKeeperMode.atLeast(kafkaVersion, 3, 9)) {
+        cfg.put("advertised.listeners", String.join(",", advertised));
+      }
       cfg.put("listener.security.protocol.map",
           "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT,CONTROLLER:PLAINTEXT");
       cfg.put("controller.listener.names", "CONTROLLER");
