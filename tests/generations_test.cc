@@ -702,6 +702,19 @@ TEST(Kip903Generation, TheLeadersOwnShrinkBumpsTheLeaderEpoch) {
   EXPECT_EQ(zk.replica(0).view_isr, nodes({0, 2}));
 }
 
+// The KRaft controller of kip-497's releases (2.8 to 3.4) bumps it on the leader's own
+// shrink as 3.5's does: PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded (kafka-metadata
+// 3.4.1) sets the leader whenever the target ISR drops a member, with no metadata.version
+// gate. Seen on a KRaft 3.4.1 cluster (docs/conformance.md, "Older releases": leader epoch
+// 1 after the shrink, where the model said 0).
+TEST(Kip497Generation, UnderKRaftTheLeadersOwnShrinkBumpsTheLeaderEpoch) {
+  Scenario s({"protocol=kip-497", "controller.mode=kraft", "acks=1"});
+  ASSERT_TRUE(s.run({produce(0, 1), shrink_isr(0, 1), alter_partition(0)}));
+  EXPECT_EQ(s.controller().leader_epoch, 1);
+  EXPECT_EQ(s.controller().isr, nodes({0, 2}));
+  EXPECT_EQ(s.replica(0).view_isr, nodes({0, 1, 2})) << "the response was ignored";
+}
+
 // KIP-841 (3.3): AlterPartition may not add a fenced broker to the ISR. Follower 2 caught
 // up and the leader proposed it; then 2 is cut off from the controller and fenced (same
 // incarnation, so KIP-903's broker epoch check passes).

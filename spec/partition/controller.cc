@@ -121,12 +121,14 @@ bool bumps_leader_epoch_on_shrink(const Config& c, const ControllerState& ctl, N
                                   const PartitionChange& change) {
   if (c.fixes.isr_shrink_keeps_leader_epoch) return false;
   if ((ctl.isr & static_cast<NodeSet>(~target_isr)) == 0) return false;
-  // The KRaft controller of 3.5 bumps on the leader's own AlterPartition too; the
-  // ZooKeeper controller never did: KafkaController.processAlterPartition (3.9) writes the
-  // LeaderAndIsr the request carries, with the leader's own leader epoch, in every
-  // generation (seen on Kafka 3.9.1 in ZooKeeper mode, docs/conformance.md).
-  const bool kraft_era = c.protocol >= Protocol::Kip903 && !zk_mode(c);
-  return !change.from_leader || kraft_era;
+  // The KRaft controller before 3.6 bumps on the leader's own AlterPartition too, in every
+  // generation that has it (2.8 to 3.5: kip-497 and kip-903; triggerLeaderEpochBumpIfNeeded
+  // of kafka-metadata 3.4.1 sets the leader whenever the target ISR drops a member, with no
+  // metadata.version check; seen on a KRaft 3.4.1 cluster, docs/conformance.md "Older
+  // releases"); the ZooKeeper controller never did: KafkaController.processAlterPartition
+  // (3.9) writes the LeaderAndIsr the request carries, with the leader's own leader epoch,
+  // in every generation (seen on Kafka 3.9.1 in ZooKeeper mode, docs/conformance.md).
+  return !change.from_leader || !zk_mode(c);
 }
 
 }  // namespace
