@@ -325,6 +325,7 @@ void RealKafkaCluster::run(const SteerAction& a) {
       session_.call({{"op", "hold_alter_partition"}, {"node", a.node}}, budget);
       break;
     case SteerAction::Kind::ReleaseAlterPartition:
+      await_release_point(a);
       session_.call({{"op", "release_alter_partition"}, {"node", a.node}}, budget);
       break;
     case SteerAction::Kind::ShrinkAfterFetch:
@@ -438,7 +439,17 @@ void RealKafkaCluster::await_release_point(const SteerAction& a) {
   for (;;) {
     const json d = session_.call({{"op", "describe"}, {"topic", topic_}, {"timeout_ms", 5000}}, milliseconds(20000));
     const json replicas = d.value("replicas", json::object());
-    if (a.when == SteerAction::When::OwnViewLeads) {
+    if (a.when == SteerAction::When::Unfenced) {
+      // A deferred ISR expansion goes on once its follower's new incarnation registered
+      // and was unfenced (describe's fenced list, DescribeCluster).
+      const json r = replicas.value(std::to_string(a.peer), json::object());
+      const std::vector<int> fenced = ints_or_unknown(d.value("fenced", json()));
+      if (r.value("alive", false) && std::find(fenced.begin(), fenced.end(), kUnknown) == fenced.end() &&
+          std::find(fenced.begin(), fenced.end(), a.peer) == fenced.end()) {
+        how = "N" + std::to_string(a.peer) + " is registered and unfenced";
+        break;
+      }
+    } else if (a.when == SteerAction::When::OwnViewLeads) {
       const json v = replicas.value(std::to_string(a.node), json::object()).value("view", json());
       if (v.is_object() && v.value("leader", json()) == json(a.node) &&
           v.value("leader_epoch", json()) == json(a.leader_epoch)) {

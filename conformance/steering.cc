@@ -846,6 +846,113 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     }
     if (open) close(plan.at_end, "to the end");
   }
+  // Deferred ISR expansions (steering.h): the trace's leader L proposed adding follower f
+  // in wait e (f fetched there and caught up with L, outside the ISR), and that
+  // AlterPartition reaches the controller only in a later wait w. Kafka's leader sends it
+  // at once (Partition.maybeExpandIsr on the fetch): its AlterPartition requests wait at
+  // the controller proxies from the operation before e until w, released there once f is
+  // registered and unfenced (the AlterPartition the trace commits after f's
+  // re-registration: KIP-903's stale incarnation).
+  for (size_t e = 0; e < steps.size(); ++e) {
+    if (steps[e].value("op", "") != "wait") continue;
+    const int leader = wait_leader(steps[e]);
+    if (leader < 0 || !after[e].count(leader) || !after[e].at(leader).alive) continue;
+    const json until_e = steps[e].value("until", json::object());
+    const auto internal = steps[e].value("internal", json::array());
+    const std::string alter = "AlterPartition(leader=" + std::to_string(leader) + ")";
+    for (int f : replicas) {
+      if (f == leader || !brokers.count(f) || !after[e].count(f)) continue;
+      const Replica& rf = after[e].at(f);
+      if (!rf.alive || rf.cut || rf.records.empty() || rf.records != after[e].at(leader).records) continue;
+      if (!until_e.contains("isr") || member(ints(until_e["isr"]), f)) continue;
+      const std::string fetch = "Fetch(follower=" + std::to_string(f) + ", leader=" + std::to_string(leader) + ")";
+      bool proposed = false;  // f's fetch in e, and no AlterPartition of the leader after it there
+      for (const json& t : internal) {
+        if (t == fetch) proposed = true;
+        else if (t == alter) proposed = false;
+      }
+      if (!proposed) continue;
+      size_t w = e + 1;
+      auto sends = [&](const json& t) {
+        const json in = t.value("internal", json::array());
+        return t.value("op", "") == "wait" && std::find(in.begin(), in.end(), json(alter)) != in.end();
+      };
+      while (w < steps.size() && !sends(steps[w])) ++w;
+      if (w == steps.size()) continue;  // never sent in the trace: not this case
+      size_t first_op = e;  // the operation just before e
+      while (first_op > 0 && steps[first_op - 1].value("op", "") != "wait") --first_op;
+      const std::string why = "N" + std::to_string(leader) + " proposes adding N" + std::to_string(f) + " in step " +
+                              std::to_string(e + 1) + " and the controller gets it only in step " + std::to_string(w + 1);
+      plan.steps[static_cast<int>(first_op) + 1].before.push_back(act(SteerAction::Kind::HoldAlterPartition, leader, 0, why));
+      SteerAction release = act(SteerAction::Kind::ReleaseAlterPartition, leader, 0, "");
+      release.when = SteerAction::When::Unfenced;
+      release.peer = f;
+      plan.steps[static_cast<int>(w) + 1].before.push_back(release);
+      plan.notes.push_back("step " + std::to_string(first_op + 1) + ": held N" + std::to_string(leader) +
+                           "'s AlterPartition requests until step " + std::to_string(w + 1) + ", once N" +
+                           std::to_string(f) + " is registered and unfenced, because " + why);
+    }
+  }
+  // Disk-lost followers kept empty (steering.h): a broker restarted on an empty disk that
+  // the following waits show in the ISR of another live leader holding records it lacks,
+  // with its log still empty, fetched nothing in the trace; Kafka's new incarnation
+  // fetches as soon as it has replayed the partition. Its brokers side is cut from just
+  // before the restart to the first wait that shows it with records (released before it),
+  // its crash, or the end; once its own view shows it leading, the cut is let go.
+  for (size_t r = 0; r < steps.size(); ++r) {
+    if (steps[r].value("op", "") != "restart") continue;
+    const int f = steps[r].value("node", -1);
+    if (!brokers.count(f) || (r > 0 && after[r - 1].count(f) && after[r - 1].at(f).cut)) continue;
+    bool disk = false;
+    for (size_t q = r; q-- > 0;) {
+      const json& t = steps[q];
+      if (t.value("op", "") == "crash" && t.value("node", -1) == f) {
+        disk = t.value("kind", "") == "disk";
+        break;
+      }
+    }
+    if (!disk) continue;
+    bool needed = false;
+    size_t end = steps.size();
+    bool before_end = true;
+    for (size_t v = r + 1; v < steps.size(); ++v) {
+      const json& t = steps[v];
+      if (t.value("op", "") == "crash" && t.value("node", -1) == f) {
+        end = v;
+        before_end = false;
+        break;
+      }
+      if (t.value("op", "") != "wait") continue;
+      if (!after[v].at(f).records.empty()) {
+        end = v;
+        break;
+      }
+      const int leader = wait_leader(t);
+      const json until = t.value("until", json::object());
+      if (leader >= 0 && leader != f && after[v].count(leader) && after[v].at(leader).alive &&
+          !after[v].at(leader).records.empty() && until.contains("isr") && member(ints(until["isr"]), f)) {
+        needed = true;
+      }
+    }
+    if (!needed) continue;
+    plan.steps[static_cast<int>(r) + 1].before.push_back(
+        act(SteerAction::Kind::Cut, f, 0, "N" + std::to_string(f) + " restarts on an empty disk and fetches nothing in the trace"));
+    std::string until_text;
+    if (end == steps.size()) {
+      // It may lead at the end (elected with its empty log): others would fetch from it.
+      plan.at_end.push_back(act(SteerAction::Kind::Heal, f, 0, ""));
+      until_text = "to the end";
+    } else if (before_end) {
+      plan.steps[static_cast<int>(end) + 1].before.push_back(act(SteerAction::Kind::Heal, f, 0, ""));
+      until_text = "until step " + std::to_string(end + 1);
+    } else {
+      plan.steps[static_cast<int>(end) + 1].after.push_back(act(SteerAction::Kind::Heal, f, 0, ""));
+      until_text = "until just after its crash (step " + std::to_string(end + 1) + ")";
+    }
+    plan.notes.push_back("step " + std::to_string(r + 1) + ": cut N" + std::to_string(f) + "'s brokers side " + until_text +
+                         ", because the trace keeps N" + std::to_string(f) +
+                         ", restarted on an empty disk, in the ISR of a leader with records it never fetches");
+  }
   // One settling sleep per step that starts a hold, after the holds and before the op.
   for (auto& [step, sp] : plan.steps) {
     const bool starts = std::any_of(sp.before.begin(), sp.before.end(), [](const SteerAction& a) {

@@ -93,6 +93,19 @@
 //   and a shrink that follows another ISR change of the same wait (two shrinks of one
 //   leader that Kafka may merge into one AlterPartition; the proxy does not parse which
 //   ISR an AlterPartition proposes).
+// - Deferred ISR expansions: where the trace's leader proposes adding a follower (it
+//   fetched and caught up, outside the ISR, in a wait whose internal steps send no
+//   AlterPartition after that fetch) and its AlterPartition reaches the controller only in
+//   a later wait, Kafka's leader would send it at once (Partition.maybeExpandIsr): its
+//   AlterPartition requests are held at the controller proxies from the operation before
+//   that wait until the later wait, released there once the follower is alive and
+//   unfenced (the stale incarnation of KIP-903: the follower lost its disk and registered
+//   again in between).
+// - Disk-lost followers kept empty: a broker restarted on an empty disk that the following
+//   waits keep in the ISR of another live leader holding records, its log still empty, is
+//   cut from replication from just before the restart until the first wait that shows it
+//   with records, its crash, or the end (Kafka's new incarnation fetches as soon as it has
+//   replayed the partition; the model's fetches only where the trace says so).
 // - Not executable: a stale view that changes what a combined broker+controller does
 //   (the metadata-hold case above) cannot be held (see hold_metadata); an election of an
 //   ISR member other than the first live, unfenced one in assignment order is not what
@@ -127,7 +140,8 @@ struct SteerAction {
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
   // made the wait's change (a metadata hold: see the top of this file).
-  enum class When { Now, OwnViewLeads, ControllerDone };
+  // Unfenced: once node `peer` is alive and unfenced (a deferred ISR expansion, below).
+  enum class When { Now, OwnViewLeads, ControllerDone, Unfenced };
   Kind kind = Kind::Sleep;
   int node = -1;
   int ms = 0;        // Sleep
@@ -138,7 +152,7 @@ struct SteerAction {
   // expiry the change waits for when no unheld broker can show it.
   std::vector<int> fenced_in_wait;
   int record = -1;          // GateFetch: the record whose arrival closes the gate
-  int peer = -1;            // ShrinkAfterFetch: the leader
+  int peer = -1;            // ShrinkAfterFetch: the leader; When::Unfenced: the follower
   bool second_fetch = false;  // ShrinkAfterFetch: one fetch between the shrink and its commit
 };
 
