@@ -576,6 +576,46 @@ TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedGetsTheFetchReplyCut) {
   EXPECT_FALSE(find_action(single.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1)->second_fetch);
 }
 
+// KIP-903's stale incarnation on a real cluster (issue 28 item 5): N0 proposes adding N2
+// back in step 5 (N2 fetched r1 outside the ISR) and the controller gets that
+// AlterPartition only in step 9, after N2's disk loss and re-registration. Kafka's leader
+// sends it at once, so it waits at the controller proxies from the heal (step 4) and goes
+// on in step 9 once N2 is unfenced; sent in step 5 itself, nothing is held.
+TEST(Steering, ADeferredIsrExpansionIsHeldUntilTheFollowerIsUnfencedAgain) {
+  json scenario = suite_scenario("i-release-pair-kip-497-stale-incarnation");
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(4), 1u);
+  EXPECT_NE(find_action(plan.steps.at(4).before, SteerAction::Kind::HoldAlterPartition, 0), nullptr);
+  ASSERT_EQ(plan.steps.count(9), 1u);
+  const SteerAction* release = find_action(plan.steps.at(9).before, SteerAction::Kind::ReleaseAlterPartition, 0);
+  ASSERT_NE(release, nullptr);
+  EXPECT_EQ(release->when, SteerAction::When::Unfenced);
+  EXPECT_EQ(release->peer, 2);
+  json& internal = scenario["steps"][4]["internal"];
+  ASSERT_EQ(internal.back(), "Fetch(follower=1, leader=0)");
+  internal.push_back("AlterPartition(leader=0)");
+  const SteeringPlan at_once = plan_steering(scenario);
+  EXPECT_EQ(count_kind(at_once, SteerAction::Kind::HoldAlterPartition), 0);
+}
+
+// The same trace keeps N2, restarted on an empty disk in step 8, in the ISR of N0 and then
+// N1 (both holding r1) with its log empty to the end, where it is elected: Kafka's new
+// incarnation would fetch r1 as soon as it replayed the partition, so it is cut from
+// replication from just before the restart to the end. Restarted with its data (a kill,
+// not a disk loss), no such cut.
+TEST(Steering, ADiskLostFollowerTheTraceKeepsEmptyInTheIsrIsCutFromItsRestart) {
+  json scenario = suite_scenario("i-release-pair-kip-497-stale-incarnation");
+  const SteeringPlan plan = plan_steering(scenario);
+  ASSERT_EQ(plan.steps.count(8), 1u);
+  EXPECT_NE(find_action(plan.steps.at(8).before, SteerAction::Kind::Cut, 2), nullptr);
+  EXPECT_NE(find_action(plan.at_end, SteerAction::Kind::Heal, 2), nullptr);
+  ASSERT_EQ(scenario["steps"][5]["op"], "crash");
+  scenario["steps"][5]["kind"] = "kill";
+  const SteeringPlan killed = plan_steering(scenario);
+  EXPECT_EQ(killed.steps.count(8) ? find_action(killed.steps.at(8).before, SteerAction::Kind::Cut, 2) : nullptr, nullptr);
+}
+
 // A shrink after another ISR change of the same leader in one wait (N2 shrunk and
 // committed, then N1): Kafka may merge both into one AlterPartition, which the proxy's
 // hold cannot tell apart: not executable, saying it is the harness's limit.
