@@ -26,8 +26,11 @@ phase "$pass: install-browser" "$root/scripts/install-browser.sh"
 # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). The sanitizer pass
 # excludes them (.ci/run: -LE 'slow|kafka'): nothing of ours is instrumented in a JVM.
 if [[ -z "${build_args[*]}" ]]; then
-  # 3.9.1 too: the release pair (issue 16 point 7) runs its 3.9 half on it.
-  phase "$pass: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1
+  # 3.9.1 too: the release pair (issue 16 point 7) runs its 3.9 half on it; 3.4.1 and
+  # 3.5.2 for KIP-903's generation step (issue 28 item 5; kafka_2.13 and its dependencies
+  # through conformance/kafka-legacy, from Maven Central once, then ~/.m2).
+  phase "$pass: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1 \
+    --kafka-version 3.4.1 --kafka-version 3.5.2
 fi
 # Build and test times are printed apart, wall and CPU (.ci/README.md: the budget).
 phase "$pass: build $build_dir" "$root/scripts/build.sh" "${build_args[@]}"
