@@ -56,7 +56,7 @@ void apply_crash(const KraftConfig& c, KraftState& s, const KraftAction& a) {
     v.leader = kNone;
     // Generations past the first matter only to AddVoter (no VotersRecord of the model
     // names them); without voter changes every new directory is alike.
-    v.new_directory = c.bounds.max_voter_changes > 0 && v.new_directory >= 1 ? 2 : 1;
+    v.new_directory = tracks_observers(c) && v.new_directory >= 1 ? 2 : 1;
     // The leaders' ReplicaState of this replica belonged to its old key: the new key has
     // never caught up.
     for (Voter& l : s.voters) l.caught_up = static_cast<VoterSet>(l.caught_up & ~member(a.node));

@@ -148,7 +148,7 @@ void apply_fetch(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   if (in_voter_set(c, latest_voters(c, l), a.node, generation)) {
     (new_key ? l.end_offset_new : l.end_offset)[a.node] = f.leo;
     maybe_update_hw(c, s, a.other);
-  } else if (c.bounds.max_voter_changes > 0 && c.fixes.directory_ids && generation <= 1) {
+  } else if (tracks_observers(c) && generation <= 1) {
     // An observer's ReplicaState (LeaderState.observerStates), which becomes its voter
     // state when AddVoter adds its key. Kept only when a voter change can read it.
     (new_key ? l.end_offset_new : l.end_offset)[a.node] = f.leo;
@@ -156,7 +156,7 @@ void apply_fetch(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   // ReplicaState.updateFollowerState: a fetch at the leader's end offset sets
   // lastCaughtUpTimestamp (Kafka also accepts the end offset of the previous fetch; in
   // the model the replica fetches again while the leader does not append).
-  if (c.bounds.max_voter_changes > 0 && f.leo >= l.leo) l.caught_up |= member(a.node);
+  if (tracks_observers(c) && f.leo >= l.leo) l.caught_up |= member(a.node);
   if (lost) return;
   // The response: the batch at the fetch offset, if any, and the leader's HW.
   if (f.leo < l.leo) {

@@ -34,6 +34,10 @@ Voters latest_voters(const KraftConfig& c, const Voter& v);
 bool in_voter_set(const KraftConfig& c, const Voters& set, int id, int generation);
 // The size of a majority of the set (LeaderState, CandidateState: size / 2 + 1).
 inline int majority(const Voters& set) { return count(set.members) / 2 + 1; }
+// Whether leaders keep what only AddVoter reads (observers' fetch offsets, caught-up
+// keys): only when a voter change can happen, so that other configurations keep their
+// state counts. Static quorums (fixes.directory_ids off) refuse every change.
+inline bool tracks_observers(const KraftConfig& c) { return c.bounds.max_voter_changes > 0 && c.fixes.directory_ids; }
 // Whether replica `id` is a voter in its own latest voter set (QuorumState.isVoter);
 // otherwise an observer: a voter back on an empty disk (new directory id) or one removed.
 bool is_voter(const KraftConfig& c, const KraftState& s, int id);
