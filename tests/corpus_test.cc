@@ -93,6 +93,7 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   std::vector<std::string> names;
   for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
   for (const char* required : {"kraft-vote-not-persisted", "kraft-hw-older-epoch", "kraft-disk-loss-same-voter",
+                               "kraft-two-voter-changes",
                                "cluster-uncommitted-metadata",
                                "acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
