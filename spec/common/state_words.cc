@@ -1,8 +1,6 @@
 // Reading a state as its trace JSON (see state_words.h).
 #include "spec/common/state_words.h"
 
-#include <algorithm>
-
 namespace isr::properties {
 
 using nlohmann::json;
@@ -128,20 +126,6 @@ std::string log_text(const json& replica) {
 
 std::string kraft_entry(const json& entry) {
   if (entry.is_array() && entry.size() == 2) return compact(entry[0]) + ":" + node_name(entry[1]);
-  // A KIP-853 VotersRecord: epoch:writer, then the voter set it declares (' marks a
-  // voter named with the directory of its first disk loss).
-  if (entry.is_array() && entry.size() == 3 && entry[2].is_object()) {
-    const json& ids = field(entry[2], "voters");
-    const json& fresh = field(entry[2], "new_directory");
-    std::vector<std::string> names;
-    if (ids.is_array()) {
-      for (const json& id : ids) {
-        const bool renamed = fresh.is_array() && std::find(fresh.begin(), fresh.end(), id) != fresh.end();
-        names.push_back(node_name(id) + (renamed ? "'" : ""));
-      }
-    }
-    return compact(entry[0]) + ":" + node_name(entry[1]) + "{voters " + join(names, ",") + "}";
-  }
   return compact(entry);
 }
 

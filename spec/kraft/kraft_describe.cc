@@ -37,20 +37,21 @@ json set_json(VoterSet s) {
   return out;
 }
 
-// A VotersRecord's voter set: its ids, and those named with their first-loss directory.
-json voters_json(VoterSet members, VoterSet dirs) {
-  json j = {{"voters", set_json(members)}};
-  if (dirs != 0) j["new_directory"] = set_json(dirs);
-  return j;
-}
-
-// [epoch, writer voter] per entry; a VotersRecord (KIP-853) adds its voter set.
+// [epoch, writer voter] per entry.
 json entries_json(const Entry* entries, int length) {
   json out = json::array();
-  for (int o = 0; o < length; ++o) {
-    json e = {entries[o].epoch, entries[o].writer - 1};
-    if (entries[o].members != 0) e.push_back(voters_json(entries[o].members, entries[o].dirs));
-    out.push_back(std::move(e));
+  for (int o = 0; o < length; ++o) out.push_back({entries[o].epoch, entries[o].writer - 1});
+  return out;
+}
+
+// The KIP-853 VotersRecords of a log: offset, voter ids, and the ids named with the
+// directory of their first disk loss. A list of records of one shape, so that a trace's
+// export has one type per field (docs/trace-format.md, ITF).
+json voters_records_json(const Voter& v) {
+  json out = json::array();
+  for (int o = 0; o < v.leo; ++o) {
+    if (v.log[o].members == 0) continue;
+    out.push_back({{"offset", o}, {"voters", set_json(v.log[o].members)}, {"new_directory", set_json(v.log[o].dirs)}});
   }
   return out;
 }
@@ -131,9 +132,9 @@ json state_to_json(const KraftModel& m, const KraftState& s) {
               {"leo", x.leo},
               {"hw", x.hw}};
     if (x.role == static_cast<uint8_t>(Role::Candidate)) j["granted"] = set_json(x.granted);
-    // Only where voter changes can happen, so that other traces keep their states.
-    const rules::Voters set = rules::latest_voters(c, x);
-    if (set.offset >= 0) j["voter_set"] = voters_json(set.members, set.dirs);
+    // Only where voter changes can happen (in every state then), so that other traces
+    // keep their states.
+    if (c.bounds.max_voter_changes > 0) j["voters_records"] = voters_records_json(x);
     if (x.alive && x.role == static_cast<uint8_t>(Role::Leader)) {
       json ends = json::array();
       for (int f = 0; f < c.voters; ++f) ends.push_back(x.end_offset[f]);
