@@ -409,7 +409,7 @@ TEST(CorpusCli, KraftTracesReplayAndRenderThroughTheCommandLine) {
     EXPECT_EQ(rendered.exit_code, 0) << rendered.err;
     EXPECT_NE(rendered.out.find("log (epoch:writer, | = HW)"), std::string::npos) << rendered.out;
   }
-  EXPECT_EQ(kraft_entries, 3);
+  EXPECT_EQ(kraft_entries, 4);
 }
 
 TEST(CorpusCli, BadInputExitsTwoNamingTheField) {
