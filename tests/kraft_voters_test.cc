@@ -287,6 +287,42 @@ TEST(KraftVoters, EveryPropertyHoldsWithAVoterChangeAndADiskLoss) {
   EXPECT_GT(r.distinct_states, 10000u);
 }
 
+// --- what the command line and the usage report say ---------------------------------------------
+
+TEST(KraftVotersCli, DescribeListAndBadInput) {
+  using isr::trace_test::run_isrcheck;
+  const auto d = run_isrcheck("describe --model kraft");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_NE(d.out.find("\"max_voter_changes\": 0"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("\"one_voter_change\": true"), std::string::npos) << d.out;
+  const auto actions = run_isrcheck("list actions --model kraft");
+  EXPECT_NE(actions.out.find("AddVoterHandler"), std::string::npos) << actions.out;
+  EXPECT_NE(actions.out.find("RemoveVoterHandler"), std::string::npos) << actions.out;
+  const auto cluster = run_isrcheck("list actions --model cluster");
+  EXPECT_NE(cluster.out.find("KraftAddVoter"), std::string::npos) << cluster.out;
+  EXPECT_NE(cluster.out.find("KraftRemoveVoter"), std::string::npos) << cluster.out;
+  const auto bad = run_isrcheck("check --model kraft --set bounds.max_voter_changes=9");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bounds.max_voter_changes"), std::string::npos) << bad.err;
+}
+
+TEST(KraftVoters, AnUnusedBudgetSaysWhatWouldLetItAct) {
+  const KraftModel static_quorum(config({"bounds.max_voter_changes=1", "fixes.directory_ids=false"}));
+  bool named = false;
+  for (const auto& u : static_quorum.unused_switches(0)) {
+    if (u.setting != "bounds.max_voter_changes=1") continue;
+    named = true;
+    EXPECT_NE(u.enable.find("fixes.directory_ids=true"), std::string::npos) << u.enable;
+  }
+  EXPECT_TRUE(named);
+  // Used once a VotersRecord is appended.
+  Driver d(config({"bounds.max_voter_changes=1"}));
+  d.elect_zero();
+  d.step(K::RemoveVoter, 0, 2);
+  for (const auto& u : d.model().unused_switches(d.model().usage_seen(d.state())))
+    EXPECT_NE(u.setting, "bounds.max_voter_changes=1");
+}
+
 // --- the composed model -----------------------------------------------------------------------
 
 TEST(ClusterVoters, TheControllerQuorumFollowsTheVoterSet) {
