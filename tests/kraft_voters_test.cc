@@ -303,6 +303,10 @@ TEST(KraftVotersCli, DescribeListAndBadInput) {
   const auto cluster = run_isrcheck("list actions --model cluster");
   EXPECT_NE(cluster.out.find("KraftAddVoter"), std::string::npos) << cluster.out;
   EXPECT_NE(cluster.out.find("KraftRemoveVoter"), std::string::npos) << cluster.out;
+  // check says what it checked in Kafka's terms, the voter changes included.
+  const auto checked = run_isrcheck("check --model kraft --set bounds.max_epoch=1 --set bounds.max_voter_changes=2");
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.out.find("2 voter changes (AddVoter/RemoveVoter)"), std::string::npos) << checked.out;
   const auto bad = run_isrcheck("check --model kraft --set bounds.max_voter_changes=9");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("bounds.max_voter_changes"), std::string::npos) << bad.err;
