@@ -131,6 +131,9 @@ std::string partition_summary(const json& c, std::string_view model_name) {
     out << "\n  metadata log bounds: " << counted(int_at(c, {"kraft", "max_records"}), "record", "records")
         << ", controller epoch <= " << int_at(c, {"kraft", "max_epoch"}) << ", "
         << counted(int_at(c, {"kraft", "max_lost_responses"}), "lost response", "lost responses");
+    if (int_at(c, {"kraft", "max_voter_changes"}) > 0)
+      out << ", " << counted(int_at(c, {"kraft", "max_voter_changes"}), "voter change", "voter changes")
+          << " (AddVoter/RemoveVoter)";
   }
   out << "\n";
   return out.str();
@@ -145,7 +148,12 @@ std::string kraft_summary(const json& c) {
       << counted(int_at(c, {"faults", "max_network_cuts"}), "network cut", "network cuts") << ", "
       << counted(int_at(c, {"faults", "max_lost_responses"}), "lost response", "lost responses") << "\n";
   out << "  bounds: epoch <= " << int_at(c, {"bounds", "max_epoch"}) << ", "
-      << counted(int_at(c, {"bounds", "max_appends"}), "metadata append", "metadata appends") << "\n";
+      << counted(int_at(c, {"bounds", "max_appends"}), "metadata append", "metadata appends");
+  // KIP-853 voter changes, named only when the voter set can change (older traces lack the key).
+  if (int_at(c, {"bounds", "max_voter_changes"}) > 0)
+    out << ", " << counted(int_at(c, {"bounds", "max_voter_changes"}), "voter change", "voter changes")
+        << " (AddVoter/RemoveVoter)";
+  out << "\n";
   return out.str();
 }
 

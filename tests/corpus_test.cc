@@ -93,6 +93,7 @@ TEST(Corpus, TheManifestCoversEveryGenerationStepAndTheConfigurationHazards) {
   std::vector<std::string> names;
   for (const CorpusEntry& entry : corpus().entries) names.push_back(entry.name);
   for (const char* required : {"kraft-vote-not-persisted", "kraft-hw-older-epoch", "kraft-disk-loss-same-voter",
+                               "kraft-two-voter-changes",
                                "cluster-uncommitted-metadata",
                                "acks-1-leader-loss", "acks-0-no-broker-ack", "min-isr-1-single-copy",
                                "unclean-leader-election", "no-fsync-power-loss", "hw-truncation-leader-change",
@@ -408,7 +409,7 @@ TEST(CorpusCli, KraftTracesReplayAndRenderThroughTheCommandLine) {
     EXPECT_EQ(rendered.exit_code, 0) << rendered.err;
     EXPECT_NE(rendered.out.find("log (epoch:writer, | = HW)"), std::string::npos) << rendered.out;
   }
-  EXPECT_EQ(kraft_entries, 3);
+  EXPECT_EQ(kraft_entries, 4);
 }
 
 TEST(CorpusCli, BadInputExitsTwoNamingTheField) {

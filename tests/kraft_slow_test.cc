@@ -1,6 +1,6 @@
 // The KRaft quorum model's larger exhaustive checks (skipped in the sanitizer pass):
 // every property with every fix on over every kind of fault, the figure-8 bounds with
-// the HW rule on, and five voters.
+// the HW rule on, five voters, and KIP-853 voter changes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -45,6 +45,14 @@ TEST(KraftSlow, FiveVotersHoldAndDoubleVoteWithoutPersistedVotes) {
   ASSERT_EQ(r.verdict, Verdict::Violated);
   EXPECT_EQ(r.property, "single-controller-per-epoch");
   EXPECT_EQ(r.counterexample.actions.size(), 8u);
+}
+
+// KIP-853: three voter changes and a disk loss, enough for a wiped voter to be removed
+// under its old key and re-added under its new one, then a third change.
+TEST(KraftSlow, VoterChangesWithADiskLossHold) {
+  const auto r = check({"bounds.max_epoch=2", "bounds.max_voter_changes=3", "faults.max_disk_losses=1"});
+  EXPECT_EQ(r.verdict, Verdict::Holds) << r.property;
+  EXPECT_EQ(r.distinct_states, 1230091u);
 }
 
 }  // namespace

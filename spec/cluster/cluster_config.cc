@@ -1,6 +1,6 @@
 // Parsing, validation and JSON of the composed model's configuration (cluster_config.h).
 //
-// The document is split: the cluster-only keys (the `kraft` section, the four cluster
+// The document is split: the cluster-only keys (the `kraft` section, the five cluster
 // toggles under `fixes`, `properties`) are read here; everything else goes to the
 // partition model's loader unchanged, so that its keys, defaults and error messages
 // are the same in both modes. The quorum's configuration is then built through the
@@ -25,9 +25,10 @@ const std::vector<ClusterFixInfo> kClusterFixes = {
     {"persist_vote", "KRaft: a granted vote reaches the quorum-state file before the Vote response"},
     {"hw_own_epoch", "KRaft: the metadata HW passes the leader's epoch start offset first (Raft figure 8)"},
     {"directory_ids", "KRaft KIP-853: a voter back on an empty disk is not counted as the old voter"},
+    {"one_voter_change", "KRaft KIP-853: AddVoter/RemoveVoter wait until the last VotersRecord is committed"},
 };
 
-const std::vector<std::string> kKraftKeys = {"max_epoch", "max_records", "max_lost_responses"};
+const std::vector<std::string> kKraftKeys = {"max_epoch", "max_records", "max_lost_responses", "max_voter_changes"};
 
 // The cluster mode's own defaults, under the user's document: a configuration small
 // enough that the default check holds and finishes in seconds (docs/cluster.md).
@@ -109,7 +110,7 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
       c.apply_after_commit = read_bool(fixes["apply_after_commit"], "fixes.apply_after_commit");
       fixes.erase("apply_after_commit");
     }
-    for (const char* name : {"persist_vote", "hw_own_epoch", "directory_ids"}) {
+    for (const char* name : {"persist_vote", "hw_own_epoch", "directory_ids", "one_voter_change"}) {
       if (!fixes.contains(name)) continue;
       kraft_fixes[name] = read_bool(fixes[name], std::string("fixes.") + name);
       fixes.erase(name);
@@ -156,22 +157,28 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
   if (voters != 3 && voters != 5)
     throw ConfigError("controller.voters", "must be 3 or 5 for --model cluster (the KRaft quorum sizes the model "
                                            "checks), got " + std::to_string(voters));
-  int max_epoch = 2, max_lost_responses = 0;
+  int max_epoch = 2, max_lost_responses = 0, max_voter_changes = 0;
   if (kraft_section.contains("max_epoch")) max_epoch = read_int(kraft_section["max_epoch"], "kraft.max_epoch");
   if (kraft_section.contains("max_records")) c.max_records = read_int(kraft_section["max_records"], "kraft.max_records");
   if (kraft_section.contains("max_lost_responses"))
     max_lost_responses = read_int(kraft_section["max_lost_responses"], "kraft.max_lost_responses");
+  if (kraft_section.contains("max_voter_changes"))
+    max_voter_changes = read_int(kraft_section["max_voter_changes"], "kraft.max_voter_changes");
   // Epoch 1's leader is in place at the start; each later epoch's leader writes one
   // LeaderChange record, each decision one record: all must fit the log.
   require_range(max_epoch, "kraft.max_epoch", 1, kraft::kMaxEpoch, "the KRaft model's epoch limit");
   require_range(c.max_records, "kraft.max_records", 0, kraft::kMaxLog - max_epoch,
                 "kraft.max_epoch + kraft.max_records <= the metadata log capacity " + std::to_string(kraft::kMaxLog));
   require_range(max_lost_responses, "kraft.max_lost_responses", 0, 8, "a fault budget");
+  // KIP-853: each AddVoter / RemoveVoter appends a VotersRecord to the same log.
+  require_range(max_voter_changes, "kraft.max_voter_changes", 0, kraft::kMaxLog - max_epoch - c.max_records,
+                "kraft.max_epoch + kraft.max_records + kraft.max_voter_changes <= the metadata log capacity " +
+                    std::to_string(kraft::kMaxLog));
 
   json quorum_doc = {{"voters", voters},
                      {"fixes", kraft_fixes},
                      {"faults", {{"max_crashes", 0}, {"max_lost_responses", max_lost_responses}}},
-                     {"bounds", {{"max_epoch", max_epoch}, {"max_appends", 0}}}};
+                     {"bounds", {{"max_epoch", max_epoch}, {"max_appends", 0}, {"max_voter_changes", max_voter_changes}}}};
   std::vector<std::string> kraft_wanted;
   for (const auto& p : properties::kraft_catalog()) {
     const bool selected = !properties_given || std::find(wanted.begin(), wanted.end(), p.name) != wanted.end();
@@ -201,7 +208,8 @@ nlohmann::json to_json(const ClusterConfig& c) {
   for (const auto& f : kraft::all_fixes()) j["fixes"][std::string(f.name)] = c.quorum.fixes.*f.toggle;
   j["kraft"] = {{"max_epoch", c.quorum.bounds.max_epoch},
                 {"max_records", c.max_records},
-                {"max_lost_responses", c.quorum.faults.max_lost_responses}};
+                {"max_lost_responses", c.quorum.faults.max_lost_responses},
+                {"max_voter_changes", c.quorum.bounds.max_voter_changes}};
   j["properties"] = c.properties;
   return j;
 }

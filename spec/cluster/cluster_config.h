@@ -1,10 +1,10 @@
 // The configuration of the composed model (`--model cluster`): every key of the
-// partition model's configuration (spec/partition/config.h), four more toggles under `fixes`,
+// partition model's configuration (spec/partition/config.h), five more toggles under `fixes`,
 // and a `kraft` section with the controller quorum's bounds.
 //
 //   {"brokers": 3, "replication_factor": 3, ..., "fixes": {..., "apply_after_commit": true,
-//    "persist_vote": true, "hw_own_epoch": true, "directory_ids": true},
-//    "kraft": {"max_epoch": 2, "max_records": 1, "max_lost_responses": 0}}
+//    "persist_vote": true, "hw_own_epoch": true, "directory_ids": true, "one_voter_change": true},
+//    "kraft": {"max_epoch": 2, "max_records": 1, "max_lost_responses": 0, "max_voter_changes": 0}}
 //
 // The quorum's voters are the partition configuration's controller voters (combined or
 // dedicated), 3 or 5. Invalid input raises spec::ConfigError naming the dotted field.

@@ -16,7 +16,7 @@ using nlohmann::json;
 // Quorum actions get a "Kraft" prefix so that every kind name is unique.
 constexpr const char* kQuorumKindNames[] = {"KraftTimeout", "KraftVote",  "KraftBeginEpoch", "KraftFetch",
                                             "KraftAppend",  "KraftResign", "KraftCrash",     "KraftRestart",
-                                            "KraftCut",     "KraftHeal"};
+                                            "KraftCut",     "KraftHeal",  "KraftAddVoter", "KraftRemoveVoter"};
 static_assert(std::size(kQuorumKindNames) == static_cast<size_t>(kraft::KraftActionKind::kCount));
 
 json node_set(NodeSet s) {
@@ -156,6 +156,7 @@ std::vector<std::string_view> bound_names(const ClusterModel& m) {
   names.push_back("kraft.max_epoch");
   names.push_back("kraft.max_records");
   names.push_back("kraft.max_lost_responses");
+  names.push_back("kraft.max_voter_changes");
   return names;
 }
 
@@ -170,6 +171,8 @@ uint32_t bounds_hit(const ClusterModel& m, const ClusterState& s) {
   if (m.config().quorum.faults.max_lost_responses > 0 &&
       s.quorum.faults.lost_responses >= m.config().quorum.faults.max_lost_responses)
     hit |= 1u << (base + 2);
+  if (c.quorum.bounds.max_voter_changes > 0 && s.quorum.faults.voter_changes >= c.quorum.bounds.max_voter_changes)
+    hit |= 1u << (base + 3);
   return hit;
 }
 

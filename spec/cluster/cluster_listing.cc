@@ -22,7 +22,9 @@ std::vector<NameRow> cluster_actions() {
                                                 {"Vote", "KraftVote"},
                                                 {"BeginEpoch", "KraftBeginEpoch"},
                                                 {"Fetch", "KraftFetch"},
-                                                {"Resign", "KraftResign"}};
+                                                {"Resign", "KraftResign"},
+                                                {"AddVoter", "KraftAddVoter"},
+                                                {"RemoveVoter", "KraftRemoveVoter"}};
   std::vector<NameRow> rows;
   for (const NameRow& row : partition_action_meanings()) {
     if (row.name != "ControllerFailover") rows.push_back(row);

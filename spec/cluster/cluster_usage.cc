@@ -13,6 +13,7 @@ namespace {
 uint32_t quorum_bit(int i) { return uint32_t{1} << (spec::usage_names().size() + static_cast<size_t>(i)); }
 constexpr int kLostResponse = 0;  // a KRaft Fetch response lost (s.quorum.faults.lost_responses)
 constexpr int kRecord = 1;        // a decision appended as a metadata record (s.quorum.faults.appends)
+constexpr int kVoterChange = 2;   // a VotersRecord appended (s.quorum.faults.voter_changes, KIP-853)
 
 }  // namespace
 
@@ -20,6 +21,7 @@ std::vector<std::string_view> usage_names() {
   std::vector<std::string_view> names = spec::usage_names();
   names.push_back("kraft-lost-fetch-response");
   names.push_back("metadata-record");
+  names.push_back("kraft-voter-change");
   return names;
 }
 
@@ -27,6 +29,7 @@ uint32_t usage_seen(const ClusterState& s) {
   uint32_t seen = spec::usage_seen(s.partition);
   if (s.quorum.faults.lost_responses > 0) seen |= quorum_bit(kLostResponse);
   if (s.quorum.faults.appends > 0) seen |= quorum_bit(kRecord);
+  if (s.quorum.faults.voter_changes > 0) seen |= quorum_bit(kVoterChange);
   return seen;
 }
 
@@ -45,6 +48,12 @@ std::vector<UnusedSwitch> unused_switches(const ClusterConfig& c, uint32_t used)
   if (c.max_records > 0 && (used & quorum_bit(kRecord)) == 0) {
     out.push_back({"kraft.max_records=" + std::to_string(c.max_records),
                    "no controller decision was appended to the metadata log", ""});
+  }
+  // AddVoter / RemoveVoter wait for a KRaft leader whose HW is known (kraft_voters.cc).
+  const int changes = c.quorum.bounds.max_voter_changes;
+  if (changes > 0 && (used & quorum_bit(kVoterChange)) == 0) {
+    out.push_back({"kraft.max_voter_changes=" + std::to_string(changes), "no KRaft leader appended a VotersRecord",
+                   c.quorum.fixes.directory_ids ? std::string() : std::string("set fixes.directory_ids=true")});
   }
   return out;
 }

@@ -24,6 +24,11 @@ const std::vector<NameRow>& kraft_action_meanings() {
       {"Restart", "a stopped voter starts again from its quorum-state file and log (QuorumState.initialize)", {}},
       {"Cut", "a network partition cuts a voter off from the others", {}},
       {"Heal", "a voter's network cut heals", {}},
+      {"AddVoter", "KIP-853: the leader adds a caught-up observer's key to the voter set by appending a "
+                   "VotersRecord, once the last one is committed (AddVoterHandler, LeaderState.appendVotersRecord; "
+                   "an operator's add-controller or an observer's auto-join)", {}},
+      {"RemoveVoter", "KIP-853: the leader removes a voter's key from the voter set by appending a VotersRecord, "
+                      "once the last one is committed (RemoveVoterHandler; remove-controller or auto-join)", {}},
   };
   return rows;
 }

@@ -23,6 +23,9 @@ const std::vector<KraftFixInfo> kFixes = {
     {"directory_ids",
      "KIP-853: a voter back on an empty disk has a new directory id and is not counted as the old voter",
      &Fixes::directory_ids},
+    {"one_voter_change",
+     "KIP-853: AddVoter/RemoveVoter wait until the last VotersRecord is committed; off: two voter changes in flight",
+     &Fixes::one_voter_change},
 };
 
 // The field readers and messages are the partition model's (io/json_fields.h).
@@ -52,9 +55,11 @@ void parse(const json& doc, KraftConfig& c, bool& properties_given) {
   }
   if (doc.contains("bounds")) {
     const json& b = doc["bounds"];
-    check_keys(b, "bounds", {"max_epoch", "max_appends"});
+    check_keys(b, "bounds", {"max_epoch", "max_appends", "max_voter_changes"});
     if (b.contains("max_epoch")) c.bounds.max_epoch = read_int(b["max_epoch"], "bounds.max_epoch");
     if (b.contains("max_appends")) c.bounds.max_appends = read_int(b["max_appends"], "bounds.max_appends");
+    if (b.contains("max_voter_changes"))
+      c.bounds.max_voter_changes = read_int(b["max_voter_changes"], "bounds.max_voter_changes");
   }
   if (doc.contains("properties")) {
     c.properties = read_property_names(doc["properties"]);
@@ -71,6 +76,11 @@ void validate(const KraftConfig& c) {
   // max_epoch + max_appends entries.
   require_range(c.bounds.max_appends, "bounds.max_appends", 0, kMaxLog - c.bounds.max_epoch,
                 "bounds.max_epoch + bounds.max_appends <= the log capacity " + std::to_string(kMaxLog));
+  // Each voter change appends one VotersRecord to the same logs.
+  require_range(c.bounds.max_voter_changes, "bounds.max_voter_changes", 0,
+                kMaxLog - c.bounds.max_epoch - c.bounds.max_appends,
+                "bounds.max_epoch + bounds.max_appends + bounds.max_voter_changes <= the log capacity " +
+                    std::to_string(kMaxLog));
   require_range(c.faults.max_crashes, "faults.max_crashes", 0, 8);
   require_range(c.faults.max_disk_losses, "faults.max_disk_losses", 0, c.faults.max_crashes,
                 "a kind of crash, so at most faults.max_crashes");
@@ -122,7 +132,10 @@ nlohmann::json to_json(const KraftConfig& c) {
                 {"max_disk_losses", c.faults.max_disk_losses},
                 {"max_network_cuts", c.faults.max_network_cuts},
                 {"max_lost_responses", c.faults.max_lost_responses}}},
-              {"bounds", {{"max_epoch", c.bounds.max_epoch}, {"max_appends", c.bounds.max_appends}}},
+              {"bounds",
+               {{"max_epoch", c.bounds.max_epoch},
+                {"max_appends", c.bounds.max_appends},
+                {"max_voter_changes", c.bounds.max_voter_changes}}},
               {"properties", c.properties}};
 }
 

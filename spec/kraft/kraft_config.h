@@ -40,6 +40,10 @@ struct Fixes {
   // new directory id and is an observer, neither voting nor counted for the HW; off:
   // pre-KIP-853, it is counted as the old voter although it lost its log and its vote.
   bool directory_ids = true;
+  // KIP-853: AddVoterHandler / RemoveVoterHandler answer REQUEST_TIMED_OUT while the
+  // last VotersRecord is not committed (at most one voter change in flight); off: a
+  // leader appends a second VotersRecord while the first is uncommitted.
+  bool one_voter_change = true;
 };
 
 struct FaultBudget {
@@ -53,6 +57,9 @@ struct Bounds {
   int max_epoch = 3;    // no candidate beyond this quorum epoch
   int max_appends = 0;  // metadata records appended by leaders over the run (besides the
                         // LeaderChange control record each new leader appends)
+  int max_voter_changes = 0;  // AddVoter / RemoveVoter requests an operator (or a
+                              // KIP-853 auto-join) makes over the run; each appends a
+                              // VotersRecord. 0: the voter set is the bootstrap set.
 };
 
 struct KraftConfig {

@@ -12,8 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKindNames[] = {"Timeout", "Vote",    "BeginEpoch", "Fetch", "Append",
-                                      "Resign",  "Crash",   "Restart",    "Cut",   "Heal"};
+constexpr const char* kKindNames[] = {"Timeout", "Vote",    "BeginEpoch", "Fetch", "Append",   "Resign",
+                                      "Crash",   "Restart", "Cut",        "Heal",  "AddVoter", "RemoveVoter"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(KraftActionKind::kCount));
 
 const char* role_name(int role) {
@@ -44,6 +44,18 @@ json entries_json(const Entry* entries, int length) {
   return out;
 }
 
+// The KIP-853 VotersRecords of a log: offset, voter ids, and the ids named with the
+// directory of their first disk loss. A list of records of one shape, so that a trace's
+// export has one type per field (docs/trace-format.md, ITF).
+json voters_records_json(const Voter& v) {
+  json out = json::array();
+  for (int o = 0; o < v.leo; ++o) {
+    if (v.log[o].members == 0) continue;
+    out.push_back({{"offset", o}, {"voters", set_json(v.log[o].members)}, {"new_directory", set_json(v.log[o].dirs)}});
+  }
+  return out;
+}
+
 std::string_view action_kind(const KraftModel&, const KraftAction& a) {
   return kKindNames[static_cast<int>(a.kind)];
 }
@@ -67,6 +79,8 @@ std::string action_name(const KraftModel&, const KraftAction& a) {
     case KraftActionKind::Restart: return "Restart(voter=" + n + ")";
     case KraftActionKind::Cut: return "Cut(voter=" + n + ")";
     case KraftActionKind::Heal: return "Heal(voter=" + n + ")";
+    case KraftActionKind::AddVoter: return "AddVoter(leader=" + n + ", voter=" + o + ")";
+    case KraftActionKind::RemoveVoter: return "RemoveVoter(leader=" + n + ", voter=" + o + ")";
     case KraftActionKind::kCount: break;
   }
   return "?";
@@ -86,7 +100,9 @@ json action_to_json(const KraftModel& m, const KraftAction& a) {
       j["voter"] = a.other;
       if (a.arg == 1) j["response_lost"] = true;  // absent otherwise: older traces stay as they were
       break;
-    case KraftActionKind::BeginEpoch: j["leader"] = a.node; j["voter"] = a.other; break;
+    case KraftActionKind::BeginEpoch:
+    case KraftActionKind::AddVoter:
+    case KraftActionKind::RemoveVoter: j["leader"] = a.node; j["voter"] = a.other; break;
     case KraftActionKind::Fetch:
       j["follower"] = a.node;
       j["leader"] = a.other;
@@ -106,7 +122,7 @@ json state_to_json(const KraftModel& m, const KraftState& s) {
     json j = {{"id", v},
               {"alive", x.alive == 1},
               {"role", x.alive ? json(role_name(x.role)) : json("down")},
-              {"voter", rules::is_voter(c, x)},
+              {"voter", rules::is_voter(c, s, v)},
               {"new_directory", x.new_directory == 1},
               {"cut", x.cut == 1},
               {"epoch", x.epoch},
@@ -116,10 +132,19 @@ json state_to_json(const KraftModel& m, const KraftState& s) {
               {"leo", x.leo},
               {"hw", x.hw}};
     if (x.role == static_cast<uint8_t>(Role::Candidate)) j["granted"] = set_json(x.granted);
+    // Only where voter changes can happen (in every state then), so that other traces
+    // keep their states.
+    if (c.bounds.max_voter_changes > 0) j["voters_records"] = voters_records_json(x);
     if (x.alive && x.role == static_cast<uint8_t>(Role::Leader)) {
       json ends = json::array();
       for (int f = 0; f < c.voters; ++f) ends.push_back(x.end_offset[f]);
       j["leader_state"] = {{"epoch_start_offset", x.epoch_start_offset}, {"end_offsets", ends}};
+      if (c.bounds.max_voter_changes > 0) {
+        json ends_new = json::array();
+        for (int f = 0; f < c.voters; ++f) ends_new.push_back(x.end_offset_new[f]);
+        j["leader_state"]["end_offsets_new_directory"] = ends_new;
+        j["leader_state"]["caught_up"] = set_json(x.caught_up);
+      }
     }
     voters.push_back(std::move(j));
   }
@@ -128,23 +153,25 @@ json state_to_json(const KraftModel& m, const KraftState& s) {
     if (s.history.leaders[e] != 0) leaders[std::to_string(e)] = set_json(s.history.leaders[e]);
   json committed_in = json::array();
   for (int o = 0; o < s.history.committed_len; ++o) committed_in.push_back(s.history.committed_in[o]);
+  json faults = {{"crashes", s.faults.crashes},
+                 {"disk_losses", s.faults.disk_losses},
+                 {"cuts", s.faults.cuts},
+                 {"lost_responses", s.faults.lost_responses},
+                 {"appends", s.faults.appends}};
+  if (c.bounds.max_voter_changes > 0) faults["voter_changes"] = s.faults.voter_changes;
   return {{"nodes", voters},
           {"history", {{"leaders", leaders},
                        {"committed", entries_json(s.history.committed, s.history.committed_len)},
                        {"committed_in", committed_in},
                        {"commit_conflict", s.history.commit_conflict == 1}}},
-          {"faults", {{"crashes", s.faults.crashes},
-                      {"disk_losses", s.faults.disk_losses},
-                      {"cuts", s.faults.cuts},
-                      {"lost_responses", s.faults.lost_responses},
-                      {"appends", s.faults.appends}}}};
+          {"faults", faults}};
 }
 
 json config_json(const KraftModel& m) { return to_json(m.config()); }
 
 std::vector<std::string_view> bound_names(const KraftModel&) {
   return {"bounds.max_epoch", "bounds.max_appends", "faults.max_crashes", "faults.max_disk_losses",
-          "faults.max_network_cuts", "faults.max_lost_responses"};
+          "faults.max_network_cuts", "faults.max_lost_responses", "bounds.max_voter_changes"};
 }
 
 uint32_t bounds_hit(const KraftModel& m, const KraftState& s) {
@@ -159,6 +186,7 @@ uint32_t bounds_hit(const KraftModel& m, const KraftState& s) {
   mark(3, c.faults.max_disk_losses > 0 && s.faults.disk_losses >= c.faults.max_disk_losses);
   mark(4, c.faults.max_network_cuts > 0 && s.faults.cuts >= c.faults.max_network_cuts);
   mark(5, c.faults.max_lost_responses > 0 && s.faults.lost_responses >= c.faults.max_lost_responses);
+  mark(6, c.bounds.max_voter_changes > 0 && s.faults.voter_changes >= c.bounds.max_voter_changes);
   return hit;
 }
 

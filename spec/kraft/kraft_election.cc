@@ -51,6 +51,8 @@ void become_leader(const KraftConfig& c, KraftState& s, int l) {
   v.epoch_start_offset = v.leo;
   v.hw = 0;
   std::memset(v.end_offset, 0, sizeof v.end_offset);
+  std::memset(v.end_offset_new, 0, sizeof v.end_offset_new);
+  v.caught_up = 0;
   s.history.leaders[v.epoch] |= member(l);
   if (v.leo < kMaxLog) leader_append(c, s, l);
 }
@@ -65,6 +67,8 @@ void become_unattached(Voter& v, int epoch) {
   v.granted = 0;
   v.epoch_start_offset = 0;
   std::memset(v.end_offset, 0, sizeof v.end_offset);
+  std::memset(v.end_offset_new, 0, sizeof v.end_offset_new);
+  v.caught_up = 0;
 }
 
 void become_follower(Voter& v, int epoch, int leader) {
@@ -75,6 +79,8 @@ void become_follower(Voter& v, int epoch, int leader) {
   v.granted = 0;
   v.epoch_start_offset = 0;
   std::memset(v.end_offset, 0, sizeof v.end_offset);
+  std::memset(v.end_offset_new, 0, sizeof v.end_offset_new);
+  v.caught_up = 0;
 }
 
 void election_actions(const KraftConfig& c, const KraftState& s, ActionList& list) {
@@ -90,13 +96,19 @@ void election_actions(const KraftConfig& c, const KraftState& s, ActionList& lis
     // A voter (not an observer) that is not leading may time out in any state:
     // FollowerState's fetch timer, Unattached/Voted/Candidate/Resigned election timers
     // (KafkaRaftClient.pollFollowerAsVoter, pollCandidate, pollUnattached, pollResigned).
-    if (x.alive && is_voter(c, x) && x.role != static_cast<uint8_t>(Role::Leader) &&
-        x.epoch + 1 <= c.bounds.max_epoch)
+    // A resigned leader that is no longer a voter (it removed itself, KIP-853) times out
+    // too, into the next epoch without a candidacy (pollResigned).
+    if (x.alive && x.role != static_cast<uint8_t>(Role::Leader) && x.epoch + 1 <= c.bounds.max_epoch &&
+        (is_voter(c, s, v) || x.role == static_cast<uint8_t>(Role::Resigned)))
       list.add(K::Timeout, v);
   }
   for (int cand = 0; cand < c.voters; ++cand) {
     const Voter& x = s.voters[cand];
     if (!x.alive || x.role != static_cast<uint8_t>(Role::Candidate)) continue;
+    // A replica restarted as the candidate its quorum-state file names, though its log's
+    // voter set no longer holds it (KIP-853): CandidateState's constructor rejects a
+    // local key outside the set, so it never asks for votes.
+    if (!is_voter(c, s, cand)) continue;
     for (int v = 0; v < c.voters; ++v) {
       if (v == cand || has(x.granted, v) || !connected(s, cand, v)) continue;
       add_if_changes(K::Vote, cand, v, apply_vote);
@@ -122,14 +134,19 @@ void election_actions(const KraftConfig& c, const KraftState& s, ActionList& lis
   }
 }
 
-// QuorumState.transitionToCandidate: a new epoch, a vote for itself persisted first.
+// QuorumState.transitionToCandidate: a new epoch, a vote for itself persisted first. A
+// resigned non-voter moves to the next epoch Unattached instead (pollResigned), so that
+// no Fetch response names it leader again.
 void apply_timeout(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   Voter& v = s.voters[a.node];
+  const bool voter = is_voter(c, s, a.node);
   become_unattached(v, v.epoch + 1);
+  if (!voter) return;
   v.voted_for = a.node;
   v.role = static_cast<uint8_t>(Role::Candidate);
   v.granted = member(a.node);
-  if (count(v.granted) >= c.majority()) become_leader(c, s, a.node);
+  // CandidateState counts a majority of the candidate's latest voter set.
+  if (count(v.granted) >= majority(latest_voters(c, v))) become_leader(c, s, a.node);
 }
 
 // KafkaRaftClient.handleVoteRequest on voter `other`, then handleVoteResponse on
@@ -139,9 +156,12 @@ void apply_vote(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   Voter& voter = s.voters[a.other];
   const bool lost = a.arg == 1;  // the response never reaches the candidate
   if (lost) ++s.faults.lost_responses;
-  // KIP-853: the request names the voter's key (id and directory id); a replica whose
-  // directory id differs answers INVALID_VOTER_KEY and changes nothing.
-  if (!is_voter(c, voter)) return;
+  // The candidate asks the voters of its latest voter set only (CandidateState). KIP-853:
+  // the request names the voter's key (id and directory id); a replica whose directory
+  // id differs answers INVALID_VOTER_KEY and changes nothing. The replica's own voter set
+  // is not consulted: an observer by its own log still votes when asked by its key.
+  const Voters set = latest_voters(c, cand);
+  if (!in_voter_set(c, set, a.other, voter.new_directory)) return;
   const int epoch = cand.epoch;
   if (epoch < voter.epoch) {
     if (lost) return;
@@ -162,7 +182,7 @@ void apply_vote(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   voter.role = static_cast<uint8_t>(Role::Voted);
   if (lost) return;
   cand.granted |= member(a.other);
-  if (count(cand.granted) >= c.majority()) become_leader(c, s, a.node);
+  if (count(cand.granted) >= majority(set)) become_leader(c, s, a.node);
 }
 
 // KafkaRaftClient.handleBeginQuorumEpochRequest -> maybeTransition: a voter in a lower
@@ -186,6 +206,8 @@ void apply_resign(const KraftConfig&, KraftState& s, const KraftAction& a) {
   Voter& v = s.voters[a.node];
   v.role = static_cast<uint8_t>(Role::Resigned);
   std::memset(v.end_offset, 0, sizeof v.end_offset);
+  std::memset(v.end_offset_new, 0, sizeof v.end_offset_new);
+  v.caught_up = 0;
   v.epoch_start_offset = 0;
 }
 

@@ -1,7 +1,7 @@
 // Faults of the controller quorum, each bounded by a budget (healing is free): a voter
 // process stops (its disk survives: the flushed metadata log and the quorum-state file),
 // a voter loses its disk too, a stopped voter starts again, a voter is cut off from all
-// others and the cut heals. Also the facts about voters the other rule files share.
+// others and the cut heals. Also the facts about connectivity the other rule files share.
 #include <cstring>
 
 #include "spec/kraft/kraft_rules.h"
@@ -9,8 +9,6 @@
 namespace isr::spec::kraft::rules {
 
 using K = KraftActionKind;
-
-bool is_voter(const KraftConfig& c, const Voter& v) { return !(c.fixes.directory_ids && v.new_directory); }
 
 bool connected(const KraftState& s, int a, int b) {
   const Voter& x = s.voters[a];
@@ -38,7 +36,7 @@ void fault_actions(const KraftConfig& c, const KraftState& s, ActionList& list) 
 // (KafkaRaftClient.appendAsFollower flushes on voters; the leader counts itself after
 // flushLeaderLog), so it survives, as does the quorum-state file. With `arg` = 1 the
 // disk is lost as well: the node is formatted again and gets a new directory id (KIP-853).
-void apply_crash(const KraftConfig&, KraftState& s, const KraftAction& a) {
+void apply_crash(const KraftConfig& c, KraftState& s, const KraftAction& a) {
   Voter& v = s.voters[a.node];
   ++s.faults.crashes;
   v.alive = 0;
@@ -47,6 +45,8 @@ void apply_crash(const KraftConfig&, KraftState& s, const KraftAction& a) {
   v.hw = 0;
   v.epoch_start_offset = 0;
   std::memset(v.end_offset, 0, sizeof v.end_offset);
+  std::memset(v.end_offset_new, 0, sizeof v.end_offset_new);
+  v.caught_up = 0;
   if (a.arg == 1) {
     ++s.faults.disk_losses;
     for (Entry& e : v.log) e = Entry{};
@@ -54,7 +54,12 @@ void apply_crash(const KraftConfig&, KraftState& s, const KraftAction& a) {
     v.epoch = 0;
     v.voted_for = kNone;
     v.leader = kNone;
-    v.new_directory = 1;
+    // Generations past the first matter only to AddVoter (no VotersRecord of the model
+    // names them); without voter changes every new directory is alike.
+    v.new_directory = tracks_observers(c) && v.new_directory >= 1 ? 2 : 1;
+    // The leaders' ReplicaState of this replica belonged to its old key: the new key has
+    // never caught up.
+    for (Voter& l : s.voters) l.caught_up = static_cast<VoterSet>(l.caught_up & ~member(a.node));
   }
 }
 

@@ -21,8 +21,10 @@ using Properties = checker::PropertyTable<KraftModel, &properties::kraft_catalog
 
 // The most actions one state can enable with kMaxVoters voters: a timeout, resign,
 // append, restart, cut and heal per voter, two kinds of fetch and of crash per voter,
-// two kinds of vote and a BeginQuorumEpoch per ordered pair.
-static_assert(kMaxKraftActions >= 6 * kMaxVoters + 4 * kMaxVoters + 3 * kMaxVoters * (kMaxVoters - 1));
+// two kinds of vote and a BeginQuorumEpoch per ordered pair, and per leader one voter
+// change (add or remove) per other voter.
+static_assert(kMaxKraftActions >=
+              6 * kMaxVoters + 4 * kMaxVoters + 3 * kMaxVoters * (kMaxVoters - 1) + kMaxVoters * (kMaxVoters - 1));
 
 }  // namespace
 
@@ -51,6 +53,7 @@ int KraftModel::enabled_actions(const KraftState& s, KraftAction* out) const {
   rules::election_actions(config_, s, list);
   rules::replication_actions(config_, s, list);
   rules::fault_actions(config_, s, list);
+  rules::voter_change_actions(config_, s, list);
   return list.count;
 }
 
@@ -69,6 +72,8 @@ KraftState KraftModel::next_state(const KraftState& from, const KraftAction& a) 
     case K::Restart: rules::apply_restart(c, s, a); break;
     case K::Cut: rules::apply_cut(c, s, a); break;
     case K::Heal: rules::apply_heal(c, s, a); break;
+    case K::AddVoter: rules::apply_add_voter(c, s, a); break;
+    case K::RemoveVoter: rules::apply_remove_voter(c, s, a); break;
     case K::kCount: break;
   }
   return s;

@@ -6,6 +6,7 @@
 //   spec/kraft/kraft_election.cc     timeouts, Vote, BeginQuorumEpoch, resignation
 //   spec/kraft/kraft_replication.cc  Fetch with divergence truncation, appends, the HW
 //   spec/kraft/kraft_faults.cc       crashes, disk loss, restarts, network cuts
+//   spec/kraft/kraft_voters.cc       KIP-853 voter sets: VotersRecord, AddVoter, RemoveVoter
 //   spec/kraft/kraft_symmetry.cc     canonical form under permutations of voters
 //   spec/kraft/kraft_describe.cc     action names, JSON of actions and states, bounds
 #pragma once
@@ -39,13 +40,15 @@ enum class KraftActionKind : uint8_t {
   Restart,     // voter `node` starts again from its disk
   Cut,         // voter `node` is cut off from every other voter
   Heal,        // voter `node`'s cut heals
+  AddVoter,    // leader `node` handles AddRaftVoter for replica `other`'s current key (KIP-853)
+  RemoveVoter, // leader `node` handles RemoveRaftVoter for voter `other`'s key in its set
   kCount
 };
 
 // arg: Crash: 1 = the disk is lost; Fetch: 1 = the response is lost.
 using KraftAction = NodeAction<KraftActionKind>;
 
-inline constexpr int kMaxKraftActions = 128;
+inline constexpr int kMaxKraftActions = 144;
 
 class KraftModel;
 // The model's descriptions (checker/model_base.h), defined in kraft_describe.cc.

@@ -8,6 +8,7 @@
 // something (the follower polls again later otherwise).
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "spec/kraft/kraft_rules.h"
 
@@ -58,9 +59,9 @@ OffsetAndEpoch end_offset_for_epoch(const Voter& v, int epoch) {
   return {0, 0};
 }
 
-void leader_append(const KraftConfig& c, KraftState& s, int leader) {
+void leader_append(const KraftConfig& c, KraftState& s, int leader, uint8_t members, uint8_t dirs) {
   Voter& l = s.voters[leader];
-  l.log[l.leo] = Entry{l.epoch, static_cast<uint8_t>(leader + 1)};
+  l.log[l.leo] = Entry{l.epoch, static_cast<uint8_t>(leader + 1), members, dirs};
   ++l.leo;
   // KafkaRaftClient.flushLeaderLog -> LeaderState.updateLocalState.
   maybe_update_hw(c, s, leader);
@@ -70,11 +71,24 @@ void maybe_update_hw(const KraftConfig& c, KraftState& s, int leader) {
   Voter& l = s.voters[leader];
   // followersByDescendingFetchOffset().get(voters / 2): the largest offset a majority
   // (the leader included) has reached. A voter that has not fetched in this epoch
-  // counts as 0 (Optional.empty sorts last).
+  // counts as 0 (Optional.empty sorts last). The voters are those of the leader's
+  // latest VotersRecord, committed or not (LeaderState.updateVoterAndObserverStates);
+  // the leader counts itself only while its own key is one of them.
+  const Voters set = latest_voters(c, l);
   uint8_t offsets[kMaxVoters];
-  for (int v = 0; v < c.voters; ++v) offsets[v] = v == leader ? l.leo : l.end_offset[v];
-  std::sort(offsets, offsets + c.voters, [](uint8_t a, uint8_t b) { return a > b; });
-  const int candidate = offsets[c.voters / 2];
+  int n = 0;
+  for (int v = 0; v < c.voters; ++v) {
+    if (!has(set.members, v)) continue;
+    const int generation = has(set.dirs, v) ? 1 : 0;
+    if (v == leader && in_voter_set(c, set, v, l.new_directory))
+      offsets[n++] = l.leo;
+    else
+      offsets[n++] = c.fixes.directory_ids && generation == 1 ? l.end_offset_new[v] : l.end_offset[v];
+  }
+  // Descending insertion sort: at most kMaxVoters offsets.
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && offsets[j - 1] < offsets[j]; --j) std::swap(offsets[j - 1], offsets[j]);
+  const int candidate = offsets[n / 2];
   // The KRaft rule: "The leader must commit one record from its own epoch before it is
   // allowed to expose records from any previous epoch" (highWatermarkUpdateOffset >
   // epochStartOffset). Without it, Raft's figure 8.
@@ -126,12 +140,23 @@ void apply_fetch(const KraftConfig& c, KraftState& s, const KraftAction& a) {
     truncate_to(f, truncation_offset(f, at_leader));
     return;
   }
-  // VALID: LeaderState.updateReplicaState counts the fetch offset of a voter only; with
-  // directory ids a replica with a new directory id is an observer (ReplicaState.matchesKey).
-  if (is_voter(c, f)) {
-    l.end_offset[a.node] = f.leo;
+  // VALID: LeaderState.updateReplicaState counts the fetch offset of a voter of the
+  // leader's latest set only; with directory ids a replica with a new directory id is an
+  // observer (ReplicaState.matchesKey).
+  const int generation = f.new_directory;
+  const bool new_key = c.fixes.directory_ids && generation == 1;
+  if (in_voter_set(c, latest_voters(c, l), a.node, generation)) {
+    (new_key ? l.end_offset_new : l.end_offset)[a.node] = f.leo;
     maybe_update_hw(c, s, a.other);
+  } else if (tracks_observers(c) && generation <= 1) {
+    // An observer's ReplicaState (LeaderState.observerStates), which becomes its voter
+    // state when AddVoter adds its key. Kept only when a voter change can read it.
+    (new_key ? l.end_offset_new : l.end_offset)[a.node] = f.leo;
   }
+  // ReplicaState.updateFollowerState: a fetch at the leader's end offset sets
+  // lastCaughtUpTimestamp (Kafka also accepts the end offset of the previous fetch; in
+  // the model the replica fetches again while the leader does not append).
+  if (tracks_observers(c) && f.leo >= l.leo) l.caught_up |= member(a.node);
   if (lost) return;
   // The response: the batch at the fetch offset, if any, and the leader's HW.
   if (f.leo < l.leo) {

@@ -30,16 +30,24 @@ enum class Role : uint8_t { Unattached, Voted, Candidate, Leader, Follower, Resi
 // One batch of the metadata log: the epoch it was appended in and the voter that
 // appended it as leader. In a safe run the writer is a function of the epoch; it is kept
 // so that two leaders of one epoch write distinguishable entries.
+//
+// A VotersRecord (KIP-853, a control record) has `members` != 0: the voter set it
+// declares, as ids, and per member the directory id it names, as the generation of that
+// voter's disk (bit v of `dirs`: 1 = the directory the voter got at its first disk loss,
+// 0 = its original one). Two generations are enough for one re-add per voter; a voter
+// whose disk is lost twice has a directory no record can name (docs/kraft.md).
 struct Entry {
   uint8_t epoch = 0;
-  uint8_t writer = 0;  // voter id + 1; 0 = empty slot
+  uint8_t writer = 0;   // voter id + 1; 0 = empty slot
+  uint8_t members = 0;  // VotersRecord: the voter ids (a VoterSet); 0 = another record
+  uint8_t dirs = 0;     // VotersRecord: per member, its directory generation (0 or 1)
   bool operator==(const Entry&) const = default;
 };
 
 struct Voter {
   // Process and disk.
   uint8_t alive = 1;
-  uint8_t new_directory = 0;  // restarted on an empty disk: a new directory id (KIP-853)
+  uint8_t new_directory = 0;  // disks lost so far: the generation of its directory id (KIP-853)
   uint8_t cut = 0;            // cut off from every other voter
   // quorum-state file (QuorumStateStore): epoch, vote, known leader. Survives a crash.
   uint8_t epoch = 0;
@@ -56,7 +64,14 @@ struct Voter {
   // as of its last valid fetch in this epoch; 0 = none yet).
   uint8_t epoch_start_offset = 0;
   uint8_t end_offset[kMaxVoters] = {};
-  uint8_t pad_[2] = {};
+  // Leader, only with voter changes (bounds.max_voter_changes > 0): LeaderState keeps one
+  // ReplicaState per replica key, so the fetch offset of voter v's key with its
+  // first-loss directory is kept apart from the original key's (end_offset), and which
+  // keys (each voter's current one) have been caught up to the leader's end offset
+  // (ReplicaState.lastCaughtUpTimestamp > 0, read by LeaderState.isReplicaCaughtUp).
+  uint8_t end_offset_new[kMaxVoters] = {};
+  VoterSet caught_up = 0;
+  uint8_t pad_[1] = {};
 };
 
 // History for the properties, maintained by next_state.
@@ -76,6 +91,8 @@ struct FaultCounters {
   uint8_t cuts = 0;
   uint8_t lost_responses = 0;
   uint8_t appends = 0;
+  uint8_t voter_changes = 0;  // AddVoter / RemoveVoter (bounds.max_voter_changes)
+  uint8_t pad_[2] = {};
 };
 
 struct KraftState {

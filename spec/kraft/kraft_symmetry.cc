@@ -2,8 +2,9 @@
 // interchangeable (none is special in KIP-595), so a state relabelled by any
 // permutation of voter ids is a real state of the same configuration and every property
 // is invariant under it. A permutation relabels every voter reference: the voter array,
-// votes, known leaders, votes granted, the leader's per-voter fetch offsets, the writer
-// of every log entry and the history's leader sets.
+// votes, known leaders, votes granted, the leader's per-voter fetch offsets and caught-up
+// replicas, the writer and the voter set (KIP-853 VotersRecord) of every log entry and
+// the history's leader sets.
 //
 // This file supplies the relabelling and each voter's label-free signature; the generic
 // engine of checker/symmetry.h computes the canonical form from them.
@@ -23,8 +24,11 @@ using checker::map_set;
 using Perm = checker::Relabelling<kMaxVoters>;  // old voter id -> new voter id
 
 void map_entries(const Perm& p, Entry* entries, int length) {
-  for (int o = 0; o < length; ++o)
+  for (int o = 0; o < length; ++o) {
     if (entries[o].writer != 0) entries[o].writer = static_cast<uint8_t>(p[entries[o].writer - 1] + 1);
+    entries[o].members = map_set(p, entries[o].members);
+    entries[o].dirs = map_set(p, entries[o].dirs);
+  }
 }
 
 void relabel(int voters, const Perm& p, const KraftState& s, KraftState& t) {
@@ -37,6 +41,8 @@ void relabel(int voters, const Perm& p, const KraftState& s, KraftState& t) {
     to.leader = map_id(p, from.leader, kNone);
     to.granted = map_set(p, from.granted);
     for (int f = 0; f < voters; ++f) to.end_offset[p[f]] = from.end_offset[f];
+    for (int f = 0; f < voters; ++f) to.end_offset_new[p[f]] = from.end_offset_new[f];
+    to.caught_up = map_set(p, from.caught_up);
     map_entries(p, to.log, to.leo);
   }
   for (int e = 0; e <= kMaxEpoch; ++e) t.history.leaders[e] = map_set(p, s.history.leaders[e]);
@@ -72,6 +78,18 @@ uint64_t signature(int voters, const KraftState& s, int v) {
   uint64_t sorted_ends = 0;
   for (int f = 0; f < voters; ++f) sorted_ends |= uint64_t{ends[f]} << 8 * f;
   h.add(sorted_ends);
+  // KIP-853 voter changes: v's place in each VotersRecord and the leader's state of its
+  // other key. Added only when present, so that states without voter changes hash as
+  // before.
+  uint64_t voters_word = uint64_t{x.end_offset_new[v]} | uint64_t{has(x.caught_up, v)} << 8 |
+                         static_cast<uint64_t>(count(x.caught_up)) << 12;
+  for (int o = 0; o < x.leo; ++o) {
+    const Entry& e = x.log[o];
+    if (e.members == 0) continue;
+    voters_word |= (uint64_t{has(e.members, v)} | uint64_t{has(e.dirs, v)} << 1 |
+                    static_cast<uint64_t>(count(e.members)) << 2) << (16 + 6 * o);
+  }
+  if (voters_word != 0) h.add(voters_word);
   return h.value();
 }
 

@@ -14,11 +14,12 @@ enum Bit : uint32_t {
   kLostResponse,  // a Fetch response lost after the leader handled the request
   kAppend,        // a leader appended a metadata record (bounds.max_appends)
   kNewDirectory,  // a voter is back on an empty disk with a new directory id (KIP-853)
+  kVoterChange,   // a leader appended a VotersRecord (bounds.max_voter_changes)
   kBitCount
 };
 
 constexpr std::string_view kNames[] = {"crash",         "disk-loss", "network-cut", "lost-fetch-response",
-                                       "metadata-append", "new-directory"};
+                                       "metadata-append", "new-directory", "voter-change"};
 static_assert(std::size(kNames) == kBitCount);
 
 constexpr uint32_t bit(Bit b) { return uint32_t{1} << b; }
@@ -34,6 +35,7 @@ uint32_t usage_seen(const KraftState& s) {
   if (s.faults.cuts > 0) seen |= bit(kNetworkCut);
   if (s.faults.lost_responses > 0) seen |= bit(kLostResponse);
   if (s.faults.appends > 0) seen |= bit(kAppend);
+  if (s.faults.voter_changes > 0) seen |= bit(kVoterChange);
   for (const Voter& v : s.voters) {
     if (v.new_directory != 0) seen |= bit(kNewDirectory);
   }
@@ -61,6 +63,10 @@ std::vector<UnusedSwitch> unused_switches(const KraftConfig& c, uint32_t used) {
       // leader, elected within bounds.max_epoch.
       {"faults.max_lost_responses", c.faults.max_lost_responses, kLostResponse, "no Fetch response was lost", ""},
       {"bounds.max_appends", c.bounds.max_appends, kAppend, "no leader appended a metadata record", ""},
+      // AddVoter / RemoveVoter need a leader whose HW is known (kraft_voters.cc) and,
+      // for a static quorum (fixes.directory_ids off), are refused.
+      {"bounds.max_voter_changes", c.bounds.max_voter_changes, kVoterChange, "no leader appended a VotersRecord",
+       c.fixes.directory_ids ? std::string() : std::string("set fixes.directory_ids=true (kraft.version 1)")},
   };
   for (const Budget& b : budgets) {
     if (b.value > 0 && unused(b.b)) out.push_back({std::string(b.key) + "=" + std::to_string(b.value), b.never, b.enable});

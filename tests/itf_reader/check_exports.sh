@@ -29,6 +29,9 @@ fresh() {
 }
 fresh partition --set acks=1
 fresh kraft --model kraft --set fixes.persist_vote=false
+# KIP-853 voter changes add their fields (VotersRecords, the leader's observers).
+fresh kraft-voters --model kraft --set fixes.one_voter_change=false --set bounds.max_voter_changes=2 \
+  --set bounds.max_epoch=2 --set faults.max_crashes=0
 fresh cluster --model cluster --set acks=1
 # The fields only some traces have: a process pause (the suite's j script) and a replica
 # back on a new disk (KIP-858's directory assignment).

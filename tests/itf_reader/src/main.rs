@@ -217,7 +217,15 @@ struct PartitionState {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct KraftFaults { appends: Int, crashes: Int, cuts: Int, disk_losses: Int, lost_responses: Int }
+struct KraftFaults {
+    appends: Int,
+    crashes: Int,
+    cuts: Int,
+    disk_losses: Int,
+    lost_responses: Int,
+    // With bounds.max_voter_changes > 0 (KIP-853), in every state of the trace.
+    #[serde(default)] voter_changes: Option<Int>,
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -232,7 +240,19 @@ struct KraftHistory {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct KraftLeaderState { end_offsets: Vec<Int>, epoch_start_offset: Int }
+struct KraftLeaderState {
+    end_offsets: Vec<Int>,
+    epoch_start_offset: Int,
+    // With bounds.max_voter_changes > 0 (KIP-853).
+    #[serde(default)] end_offsets_new_directory: Option<Vec<Int>>,
+    #[serde(default)] caught_up: Option<Vec<Int>>,
+}
+
+// A KIP-853 VotersRecord in a voter's log (with bounds.max_voter_changes > 0).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct KraftVotersRecord { new_directory: Vec<Int>, offset: Int, voters: Vec<Int> }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -252,6 +272,7 @@ struct KraftNode {
     role: String,
     voted_for: Opt<Int>,
     voter: bool,
+    #[serde(default)] voters_records: Option<Vec<KraftVotersRecord>>,
     // In the cluster model: the node hosting the voter, and the record id of each entry.
     #[serde(default)] node: Option<Int>,
     #[serde(default)] records: Option<Vec<Opt<Int>>>,
