@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <functional>
 #include <utility>
 
 #include "checker/bfs/constrained_search.h"
@@ -32,7 +34,93 @@ struct Step {
   C constraint;
   std::size_t event = 0;              // index into the recording's events
   std::optional<cut::Condition> condition;  // an Observe of observables: for the differences
+  // An Observe of a committed decision: the fields in which a state differs from it.
+  std::function<std::vector<std::string>(const spec::State&)> differences;
 };
+
+std::string ids_text(spec::NodeSet set) {
+  std::string out = "[";
+  for (int n = 0; n < spec::kMaxNodes; ++n)
+    if (set >> n & 1u) out += (out.size() > 1 ? "," : "") + std::to_string(n);
+  return out + "]";
+}
+
+std::string ids_text(const std::vector<int>& v) {
+  std::vector<int> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out = "[";
+  for (std::size_t i = 0; i < sorted.size(); ++i) out += (i ? "," : "") + std::to_string(sorted[i]);
+  return out + "]";
+}
+
+// A set of node ids as the model's NodeSet; nullopt when one is no node of the model.
+std::optional<spec::NodeSet> node_set(const std::vector<int>& ids, int nodes) {
+  spec::NodeSet out = 0;
+  for (int id : ids) {
+    if (id < 0 || id >= nodes) return std::nullopt;
+    out |= static_cast<spec::NodeSet>(1u << id);
+  }
+  return out;
+}
+
+// A committed decision of the controller (docs/validation.md, "Decisions"): the model's
+// committed state (spec::ControllerState) must be the one the record leaves: for a
+// partition record the leader, leader epoch, ISR and (with KIP-966) ELR; for a broker
+// record the broker's fenced flag. An Observe after internal actions, which include the
+// model's controller steps: the decision is a controller step of the model, in the
+// recorded order, with internal steps free in between. Empty: nothing the model can check
+// (a broker the model has no node for, a record that changes no fencing).
+std::vector<Step> decision_steps(const spec::Config& config, const RecordedEvent& e, std::size_t index) {
+  std::vector<Step> out;
+  const int nodes = config.brokers;
+  C c;
+  c.kind = C::Kind::Observe;
+  std::function<std::vector<std::string>(const spec::State&)> differences;
+  if (e.op == "partition") {
+    const bool elr = config.eligible_leader_replicas;
+    const int leader = e.leader;
+    const int leader_epoch = e.leader_epoch;
+    const std::optional<spec::NodeSet> isr = node_set(e.isr, nodes), elr_set = node_set(e.elr, nodes);
+    const std::string recorded_isr = ids_text(e.isr), recorded_elr = ids_text(e.elr);
+    differences = [=](const spec::State& s) {
+      std::vector<std::string> d;
+      const spec::ControllerState& k = s.controller;
+      const int model_leader = k.leader == spec::kNoNode ? -1 : k.leader;
+      if (model_leader != leader) {
+        d.push_back("leader: recorded " + (leader < 0 ? std::string("none") : std::to_string(leader)) + ", model " +
+                    (model_leader < 0 ? std::string("none") : std::to_string(model_leader)));
+      }
+      if (k.leader_epoch != leader_epoch) {
+        d.push_back("leader_epoch: recorded " + std::to_string(leader_epoch) + ", model " + std::to_string(k.leader_epoch));
+      }
+      if (!isr || *isr != k.isr) d.push_back("isr: recorded " + recorded_isr + ", model " + ids_text(k.isr));
+      if (elr && (!elr_set || *elr_set != k.elr)) d.push_back("elr: recorded " + recorded_elr + ", model " + ids_text(k.elr));
+      return d;
+    };
+    c.holds = [=](const spec::State& s) {
+      const spec::ControllerState& k = s.controller;
+      if ((k.leader == spec::kNoNode ? -1 : k.leader) != leader || k.leader_epoch != leader_epoch) return false;
+      if (!isr || *isr != k.isr) return false;
+      return !elr || (elr_set && *elr_set == k.elr);
+    };
+  } else {
+    if (e.fencing == "none" || e.broker >= nodes) return out;
+    const int broker = e.broker;
+    const bool fenced = e.fencing == "fence";
+    differences = [=](const spec::State& s) {
+      std::vector<std::string> d;
+      const bool model_fenced = (s.controller.fenced >> broker & 1u) != 0;
+      if (model_fenced != fenced) {
+        d.push_back("broker " + std::to_string(broker) + " fenced: recorded " + (fenced ? "true" : "false") +
+                    ", model " + (model_fenced ? "true" : "false"));
+      }
+      return d;
+    };
+    c.holds = [=](const spec::State& s) { return ((s.controller.fenced >> broker & 1u) != 0) == fenced; };
+  }
+  out.push_back({std::move(c), index, std::nullopt, std::move(differences)});
+  return out;
+}
 
 cut::Condition outcome_condition(int record, cut::SendResult outcome) {
   cut::Condition c;
@@ -132,8 +220,9 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
   const RecordedEvent& e = recording.events[index];
   std::vector<Step> out;
   auto add = [&](C c, std::optional<cut::Condition> condition = std::nullopt) {
-    out.push_back({std::move(c), index, std::move(condition)});
+    out.push_back({std::move(c), index, std::move(condition), nullptr});
   };
+  if (e.kind == "decision") return decision_steps(model.config(), e, index);
   if (e.kind == "observe") {
     cut::Condition condition = counterexamples::scenario_condition(e.observed, "state");
     add(observe(model, condition, lenient_records(recording, index, retries, condition.sends)), condition);
@@ -234,16 +323,25 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   // the broker handles only after a later heal, docs/campaign.md).
   std::optional<int> current;
   std::vector<Step> deferred;
+  // A recorded group that holds committed decisions (docs/recording.md, "Decisions") is two
+  // chains whose interleaving alone is unknown: its decisions in offset order, its harness
+  // events (each with its outcome) in file order. Their members are ordered by `after`.
+  std::set<int> decision_groups;
+  for (const RecordedEvent& e : recording.events)
+    if (e.kind == "decision" && e.group) decision_groups.insert(*e.group);
+  std::uint64_t harness_chain = 0, decision_chain = 0;
   auto end_group = [&] {
     for (Step& st : deferred) groups.push_back({std::move(st)});
     deferred.clear();
     current.reset();
+    harness_chain = decision_chain = 0;
   };
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
     if (e.kind == "note" || e.kind == "sample") continue;
-    validated.push_back(i);
     std::vector<Step> steps = steps_of(model, recording, retries, i);
+    if (steps.empty()) continue;  // a decision the model cannot read (a broker it has no node for)
+    validated.push_back(i);
     if (!e.group) {
       end_group();
       for (Step& st : steps) groups.push_back({std::move(st)});
@@ -253,6 +351,19 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
       end_group();
       groups.emplace_back();
       current = e.group;
+    }
+    if (decision_groups.count(*e.group) != 0) {
+      std::uint64_t& chain = e.kind == "decision" ? decision_chain : harness_chain;
+      for (Step& st : steps) {
+        if (groups.back().size() >= 63) {
+          throw std::invalid_argument("line " + std::to_string(e.seq + 1) + ": group: more than 63 constraints in one "
+                                      "group (its events and their outcomes), which validate cannot order");
+        }
+        st.constraint.after = chain;
+        chain |= 1ull << groups.back().size();
+        groups.back().push_back(std::move(st));
+      }
+      continue;
     }
     groups.back().push_back(std::move(steps.front()));
     for (std::size_t k = 1; k < steps.size(); ++k) deferred.push_back(std::move(steps[k]));
@@ -330,8 +441,9 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   std::size_t failing = found.matched_in_group < group.size() ? found.matched_in_group : 0;
   if (group.size() > 1 && !found.nearest.empty()) {
     const std::uint64_t mask = found.nearest.front().second;
+    // The first constraint not met whose predecessors in the group (`after`) are.
     for (std::size_t i = 0; i < group.size(); ++i)
-      if (!(mask & (1ull << i))) {
+      if (!(mask & (1ull << i)) && (mask & group[i].constraint.after) == group[i].constraint.after) {
         failing = i;
         break;
       }
@@ -349,7 +461,17 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   result.verdict = ValidationResult::Verdict::Unexplained;
   result.nearest_count = found.nearest_count;
   const std::string within = "within " + std::to_string(options.max_internal) + " internal actions";
-  if (step.constraint.kind == C::Kind::Observe) {
+  if (step.constraint.kind == C::Kind::Observe && step.differences) {
+    result.why = "no model state reached " + within + " has the committed state of this decision";
+    std::size_t best = static_cast<std::size_t>(-1);
+    for (const auto& [s, mask] : found.nearest) {
+      std::vector<std::string> d = step.differences(s);
+      if (d.size() < best) {
+        best = d.size();
+        result.differences = std::move(d);
+      }
+    }
+  } else if (step.constraint.kind == C::Kind::Observe) {
     result.why = "no model state reached " + within + " shows what was observed";
     if (step.condition) {
       // The nearest state: the one that differs in the fewest observables.
