@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <functional>
 #include <utility>
 
@@ -330,11 +329,14 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   for (const RecordedEvent& e : recording.events)
     if (e.kind == "decision" && e.group) decision_groups.insert(*e.group);
   std::uint64_t harness_chain = 0, decision_chain = 0;
+  std::map<int, std::size_t> first_step_of, last_step_of;  // a harness event's steps in its group, by seq
   auto end_group = [&] {
     for (Step& st : deferred) groups.push_back({std::move(st)});
     deferred.clear();
     current.reset();
     harness_chain = decision_chain = 0;
+    first_step_of.clear();
+    last_step_of.clear();
   };
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
@@ -354,14 +356,21 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
     }
     if (decision_groups.count(*e.group) != 0) {
       std::uint64_t& chain = e.kind == "decision" ? decision_chain : harness_chain;
+      // The recording's own bounds inside the group (after_seq, before_seq): the harness
+      // event's last step before the decision, the decision before the event's first step.
+      std::uint64_t bound = 0;
+      if (e.kind == "decision" && e.after_seq > 0) bound |= 1ull << last_step_of[e.after_seq];
+      const std::size_t first = groups.back().size();
       for (Step& st : steps) {
-        if (groups.back().size() >= 63) {
-          throw std::invalid_argument("line " + std::to_string(e.seq + 1) + ": group: more than 63 constraints in one "
-                                      "group (its events and their outcomes), which validate cannot order");
-        }
-        st.constraint.after = chain;
+        st.constraint.after = chain | bound;
         chain |= 1ull << groups.back().size();
         groups.back().push_back(std::move(st));
+      }
+      if (e.kind != "decision") {
+        first_step_of[e.seq] = first;
+        last_step_of[e.seq] = groups.back().size() - 1;
+      } else if (e.before_seq > 0) {
+        groups.back()[first_step_of[e.before_seq]].constraint.after |= 1ull << first;
       }
       continue;
     }

@@ -133,8 +133,19 @@ MergedRecording merge_decisions(const std::vector<json>& events, const std::vect
     }
     if (e == n) break;
     if (c < clusters.size() && clusters[c].first <= clusters[c].last && clusters[c].first == e) {
-      for (long h = clusters[c].first; h <= clusters[c].last; ++h) emit(events[h], group);
-      for (std::size_t i : clusters[c].decisions) emit(decision_line(i), group);
+      const Cluster& k = clusters[c];
+      std::vector<std::size_t> seq_of(static_cast<std::size_t>(k.last - k.first + 1));
+      for (long h = k.first; h <= k.last; ++h) {
+        emit(events[h], group);
+        seq_of[static_cast<std::size_t>(h - k.first)] = out.events.size();
+      }
+      // What is known inside the group: the harness event a decision follows or precedes.
+      for (std::size_t i : k.decisions) {
+        json line = decision_line(i);
+        if (after[i] >= k.first && after[i] <= k.last) line["after_seq"] = seq_of[static_cast<std::size_t>(after[i] - k.first)];
+        if (before[i] >= k.first && before[i] <= k.last) line["before_seq"] = seq_of[static_cast<std::size_t>(before[i] - k.first)];
+        emit(std::move(line), group);
+      }
       ++group;
       ++out.groups;
       e = clusters[c].last;

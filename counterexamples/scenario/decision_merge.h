@@ -9,7 +9,8 @@
 // an earlier state orders the decision after it. Nothing else is known (the harness sees
 // no commit), and nothing else is assumed: a decision and the harness events it may
 // interleave with share a `group`, in which the decisions keep their offset order and the
-// harness events their file order.
+// harness events their file order; a decision bounded by one of the group's own events
+// names it (`after_seq`, `before_seq`).
 #pragma once
 
 #include <vector>

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <set>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -141,6 +144,12 @@ RecordedEvent parse_decision(const Line& line, RecordedEvent e) {
   }
   e.metadata_offset = doc["metadata_offset"].get<long long>();
   e.record_type = line.text("record_type", "Kafka's metadata record name, e.g. PartitionChangeRecord");
+  // Bounds inside its group: events of the same group, before / after it in the file.
+  if (doc.contains("after_seq") || doc.contains("before_seq")) {
+    if (!e.group) line.fail(doc.contains("after_seq") ? "after_seq" : "before_seq", "only in a group");
+    if (doc.contains("after_seq")) e.after_seq = line.integer("after_seq", 1, e.seq - 1);
+    if (doc.contains("before_seq")) e.before_seq = line.integer("before_seq", 1, e.seq - 1);
+  }
   auto ids = [&](const std::string& field, bool required) {
     std::vector<int> out;
     if (!doc.contains(field)) {
@@ -297,6 +306,40 @@ json recorded_observation(const cut::PartitionObservation& o, int unknown_value)
   return out;
 }
 
+namespace {
+
+// A group with decisions is matched as two ordered chains (docs/recording.md,
+// "Decisions"); validate orders at most 63 constraints in a group (a client call is two:
+// the call and its outcome), hence at most 31 events. A decision's after_seq / before_seq
+// must name an event of its own group. Line numbers are seq + 1 (the header is line 1).
+void check_decision_groups(const std::vector<RecordedEvent>& events) {
+  std::map<int, int> members;
+  std::set<int> with_decisions;
+  for (const RecordedEvent& e : events) {
+    if (!e.group || e.kind == "note" || e.kind == "sample") continue;
+    ++members[*e.group];
+    if (e.kind == "decision") with_decisions.insert(*e.group);
+  }
+  for (const RecordedEvent& e : events) {
+    const std::string where = "line " + std::to_string(e.seq + 1);
+    if (e.group && with_decisions.count(*e.group) != 0 && members[*e.group] > 31) {
+      throw std::invalid_argument(where + ": group: " + std::to_string(*e.group) + " has " +
+                                  std::to_string(members[*e.group]) +
+                                  " events with a decision among them, which is not allowed (at most 31)");
+    }
+    for (const auto& [field, seq] : {std::pair{"after_seq", e.after_seq}, std::pair{"before_seq", e.before_seq}}) {
+      if (seq == 0) continue;
+      const RecordedEvent& bound = events[static_cast<std::size_t>(seq - 1)];
+      if (bound.group != e.group || (bound.kind != "fault" && bound.kind != "client" && bound.kind != "observe")) {
+        throw std::invalid_argument(where + ": " + field + ": " + std::to_string(seq) +
+                                    " is not allowed (the seq of a harness event of the same group)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Recording parse_recording(const std::string& text) {
   Recording out;
   std::istringstream lines(text);
@@ -331,6 +374,7 @@ Recording parse_recording(const std::string& text) {
     out.events.push_back(parse_event(doc, where, static_cast<int>(out.events.size()) + 1));
   }
   if (out.header.is_null()) throw std::invalid_argument("line 1: format: empty recording, no header");
+  check_decision_groups(out.events);
   return out;
 }
 

@@ -62,6 +62,8 @@ struct RecordedEvent {
   int leader_epoch = 0;
   std::vector<int> isr, elr, last_known_elr;
   std::string fencing;
+  // decision in a group: the seq of the group's event it is known to follow / precede (0: none).
+  int after_seq = 0, before_seq = 0;
   nlohmann::json raw;                      // the whole line, for reports
 };
 
