@@ -118,8 +118,10 @@ public final class MetadataLogHelper {
     Method offset = recordClass.getMethod("offset");
     Method timestamp = recordClass.getMethod("timestamp");
     Method value = recordClass.getMethod("value");
-    try (AutoCloseable records = (AutoCloseable) fileRecords.getMethod("open", File.class, boolean.class)
-             .invoke(null, f, false)) {
+    Object records = fileRecords.getMethod("open", File.class, boolean.class).invoke(null, f, false);
+    // Only its channel is closed: 3.9's FileRecords.close() trims the file to its size,
+    // which a read-only channel refuses (and a live voter's log must not be written).
+    try {
       for (Object batch : (Iterable<?>) fileRecords.getMethod("batches").invoke(records)) {
         if ((Boolean) isControl.invoke(batch)) continue;  // leader change, snapshot header/footer, voters
         int epoch = (Integer) leaderEpoch.invoke(batch);
@@ -131,6 +133,8 @@ public final class MetadataLogHelper {
               snapshot, m.message()));
         }
       }
+    } finally {
+      ((java.nio.channels.FileChannel) fileRecords.getMethod("channel").invoke(records)).close();
     }
   }
 
