@@ -291,6 +291,7 @@ const char* verdict_name(ValidationResult::Verdict v) {
 json ValidationResult::to_json() const {
   json out = {{"verdict", verdict_name(verdict)}, {"events", events},        {"explained", explained},
               {"states_kept", states_kept}};
+  if (decisions_left_out > 0) out["decisions_left_out"] = decisions_left_out;
   json r = json::array();
   for (const auto& [layer, closure] : rounds) r.push_back({{"explaining", layer}, {"closure", closure}});
   out["rounds"] = r;
@@ -328,6 +329,27 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   std::set<int> decision_groups;
   for (const RecordedEvent& e : recording.events)
     if (e.kind == "decision" && e.group) decision_groups.insert(*e.group);
+  // The engine orders at most 63 constraints in a group (a bit each). A decision group
+  // beyond that is validated with fewer of its decisions: first without its broker
+  // records, then without any, its harness events then in their file order as ungrouped
+  // events. Fewer constraints can only explain more, never less; the result counts the
+  // decisions left out.
+  std::map<int, std::size_t> harness_steps, partition_steps, broker_steps;
+  for (std::size_t i = 0; i < recording.events.size(); ++i) {
+    const RecordedEvent& e = recording.events[i];
+    if (!e.group || decision_groups.count(*e.group) == 0 || e.kind == "note" || e.kind == "sample") continue;
+    const std::size_t n = steps_of(model, recording, retries, i).size();
+    (e.kind != "decision" ? harness_steps : e.op == "partition" ? partition_steps : broker_steps)[*e.group] += n;
+  }
+  std::set<int> without_broker_decisions, without_decisions;
+  for (int g : decision_groups) {
+    if (harness_steps[g] + partition_steps[g] + broker_steps[g] <= 63) continue;
+    if (harness_steps[g] + partition_steps[g] <= 63) {
+      without_broker_decisions.insert(g);
+    } else {
+      without_decisions.insert(g);
+    }
+  }
   std::uint64_t harness_chain = 0, decision_chain = 0;
   std::map<int, std::size_t> first_step_of, last_step_of;  // a harness event's steps in its group, by seq
   auto end_group = [&] {
@@ -343,8 +365,14 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
     if (e.kind == "note" || e.kind == "sample") continue;
     std::vector<Step> steps = steps_of(model, recording, retries, i);
     if (steps.empty()) continue;  // a decision the model cannot read (a broker it has no node for)
+    const bool too_large = e.group && without_decisions.count(*e.group) != 0;
+    if (e.kind == "decision" && e.group &&
+        (too_large || (e.op != "partition" && without_broker_decisions.count(*e.group) != 0))) {
+      ++result.decisions_left_out;
+      continue;
+    }
     validated.push_back(i);
-    if (!e.group) {
+    if (!e.group || too_large) {
       end_group();
       for (Step& st : steps) groups.push_back({std::move(st)});
       continue;

@@ -47,6 +47,9 @@ struct ValidationResult {
   std::vector<std::string> enabled_external;  // a Take that failed: what the harness could have done there
   nlohmann::json trace;         // explained: the model's trace (format v1, engine "validate")
   std::size_t states_kept = 0;
+  // Committed decisions not validated because their group was too large for the engine
+  // (more than 63 constraints: docs/validation.md, "Decisions"); never counted in `events`.
+  std::size_t decisions_left_out = 0;
   // Per engine constraint met (an event, or a client call's outcome): the states that
   // explained everything before it and the states their internal closure reached.
   std::vector<std::pair<std::size_t, std::size_t>> rounds;

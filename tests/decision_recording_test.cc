@@ -199,5 +199,38 @@ TEST(DecisionValidation, AFencingTheModelDoesNotMakeIsUnexplained) {
   EXPECT_EQ(r.differences, std::vector<std::string>{"broker 0 fenced: recorded false, model true"});
 }
 
+TEST(DecisionValidation, AGroupTooLargeForTheEngineIsValidatedWithFewerDecisions) {
+  // The engine orders at most 63 constraints of a group: 60 more fencings of the dead N0
+  // in the recording's last group (3 harness steps, 2 decisions) leave its broker records
+  // out; 60 more copies of the offline partition state leave all its decisions out.
+  // Either way the recording stays explained, and the result says how many were left out.
+  const std::string text = read(kRecording);
+  auto with_extra = [&](bool partition_records) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    json model = json::parse(lines.back());  // the fencing at offset 59, group 2
+    if (partition_records) model = json::parse(lines[lines.size() - 2]);  // offline at 58
+    model.erase("before_seq");
+    model.erase("after_seq");
+    for (int k = 0; k < 60; ++k) {
+      json extra = model;
+      extra["seq"] = static_cast<int>(lines.size());
+      extra["metadata_offset"] = 100 + k;
+      lines.push_back(extra.dump());
+    }
+    std::string out;
+    for (const std::string& line : lines) out += line + "\n";
+    return counterexamples::parse_recording(out);
+  };
+  const auto brokers = validate(with_extra(false));
+  EXPECT_EQ(brokers.verdict, analysis::ValidationResult::Verdict::Explained) << brokers.event << ": " << brokers.why;
+  EXPECT_EQ(brokers.decisions_left_out, 61u);
+  EXPECT_EQ(brokers.to_json()["decisions_left_out"], 61);
+  const auto all = validate(with_extra(true));
+  EXPECT_EQ(all.verdict, analysis::ValidationResult::Verdict::Explained) << all.event << ": " << all.why;
+  EXPECT_EQ(all.decisions_left_out, 62u);
+}
+
 }  // namespace
 }  // namespace isr

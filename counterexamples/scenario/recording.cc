@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
-#include <set>
 #include <utility>
 #include <sstream>
 #include <stdexcept>
@@ -308,25 +306,11 @@ json recorded_observation(const cut::PartitionObservation& o, int unknown_value)
 
 namespace {
 
-// A group with decisions is matched as two ordered chains (docs/recording.md,
-// "Decisions"); validate orders at most 63 constraints in a group (a client call is two:
-// the call and its outcome), hence at most 31 events. A decision's after_seq / before_seq
-// must name an event of its own group. Line numbers are seq + 1 (the header is line 1).
+// A decision's after_seq / before_seq must name a harness event of its own group. Line
+// numbers are seq + 1 (the header is line 1).
 void check_decision_groups(const std::vector<RecordedEvent>& events) {
-  std::map<int, int> members;
-  std::set<int> with_decisions;
-  for (const RecordedEvent& e : events) {
-    if (!e.group || e.kind == "note" || e.kind == "sample") continue;
-    ++members[*e.group];
-    if (e.kind == "decision") with_decisions.insert(*e.group);
-  }
   for (const RecordedEvent& e : events) {
     const std::string where = "line " + std::to_string(e.seq + 1);
-    if (e.group && with_decisions.count(*e.group) != 0 && members[*e.group] > 31) {
-      throw std::invalid_argument(where + ": group: " + std::to_string(*e.group) + " has " +
-                                  std::to_string(members[*e.group]) +
-                                  " events with a decision among them, which is not allowed (at most 31)");
-    }
     for (const auto& [field, seq] : {std::pair{"after_seq", e.after_seq}, std::pair{"before_seq", e.before_seq}}) {
       if (seq == 0) continue;
       const RecordedEvent& bound = events[static_cast<std::size_t>(seq - 1)];
