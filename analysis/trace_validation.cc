@@ -3,11 +3,11 @@
 #include "analysis/trace_validation.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <functional>
 #include <utility>
 
 #include "checker/bfs/constrained_search.h"
