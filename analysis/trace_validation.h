@@ -10,7 +10,9 @@
 // to that broker, then its outcome as an observation; a consume to the Consume from that
 // broker at that offset reading that record); and what an observation means (the
 // observable projection of counterexamples::observable_state, compared field by field on
-// the fields the recording holds, as a scenario's `until`).
+// the fields the recording holds, as a scenario's `until`); a committed decision of the
+// KRaft controller is an observation of the model's controller state after it, and a
+// group holding decisions is two ordered chains (docs/validation.md, "Decisions").
 #pragma once
 
 #include <atomic>
