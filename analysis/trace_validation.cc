@@ -3,6 +3,7 @@
 #include "analysis/trace_validation.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,7 +33,93 @@ struct Step {
   C constraint;
   std::size_t event = 0;              // index into the recording's events
   std::optional<cut::Condition> condition;  // an Observe of observables: for the differences
+  // An Observe of a committed decision: the fields in which a state differs from it.
+  std::function<std::vector<std::string>(const spec::State&)> differences;
 };
+
+std::string ids_text(spec::NodeSet set) {
+  std::string out = "[";
+  for (int n = 0; n < spec::kMaxNodes; ++n)
+    if (set >> n & 1u) out += (out.size() > 1 ? "," : "") + std::to_string(n);
+  return out + "]";
+}
+
+std::string ids_text(const std::vector<int>& v) {
+  std::vector<int> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out = "[";
+  for (std::size_t i = 0; i < sorted.size(); ++i) out += (i ? "," : "") + std::to_string(sorted[i]);
+  return out + "]";
+}
+
+// A set of node ids as the model's NodeSet; nullopt when one is no node of the model.
+std::optional<spec::NodeSet> node_set(const std::vector<int>& ids, int nodes) {
+  spec::NodeSet out = 0;
+  for (int id : ids) {
+    if (id < 0 || id >= nodes) return std::nullopt;
+    out |= static_cast<spec::NodeSet>(1u << id);
+  }
+  return out;
+}
+
+// A committed decision of the controller (docs/validation.md, "Decisions"): the model's
+// committed state (spec::ControllerState) must be the one the record leaves: for a
+// partition record the leader, leader epoch, ISR and (with KIP-966) ELR; for a broker
+// record the broker's fenced flag. An Observe after internal actions, which include the
+// model's controller steps: the decision is a controller step of the model, in the
+// recorded order, with internal steps free in between. Empty: nothing the model can check
+// (a broker the model has no node for, a record that changes no fencing).
+std::vector<Step> decision_steps(const spec::Config& config, const RecordedEvent& e, std::size_t index) {
+  std::vector<Step> out;
+  const int nodes = config.brokers;
+  C c;
+  c.kind = C::Kind::Observe;
+  std::function<std::vector<std::string>(const spec::State&)> differences;
+  if (e.op == "partition") {
+    const bool elr = config.eligible_leader_replicas;
+    const int leader = e.leader;
+    const int leader_epoch = e.leader_epoch;
+    const std::optional<spec::NodeSet> isr = node_set(e.isr, nodes), elr_set = node_set(e.elr, nodes);
+    const std::string recorded_isr = ids_text(e.isr), recorded_elr = ids_text(e.elr);
+    differences = [=](const spec::State& s) {
+      std::vector<std::string> d;
+      const spec::ControllerState& k = s.controller;
+      const int model_leader = k.leader == spec::kNoNode ? -1 : k.leader;
+      if (model_leader != leader) {
+        d.push_back("leader: recorded " + (leader < 0 ? std::string("none") : std::to_string(leader)) + ", model " +
+                    (model_leader < 0 ? std::string("none") : std::to_string(model_leader)));
+      }
+      if (k.leader_epoch != leader_epoch) {
+        d.push_back("leader_epoch: recorded " + std::to_string(leader_epoch) + ", model " + std::to_string(k.leader_epoch));
+      }
+      if (!isr || *isr != k.isr) d.push_back("isr: recorded " + recorded_isr + ", model " + ids_text(k.isr));
+      if (elr && (!elr_set || *elr_set != k.elr)) d.push_back("elr: recorded " + recorded_elr + ", model " + ids_text(k.elr));
+      return d;
+    };
+    c.holds = [=](const spec::State& s) {
+      const spec::ControllerState& k = s.controller;
+      if ((k.leader == spec::kNoNode ? -1 : k.leader) != leader || k.leader_epoch != leader_epoch) return false;
+      if (!isr || *isr != k.isr) return false;
+      return !elr || (elr_set && *elr_set == k.elr);
+    };
+  } else {
+    if (e.fencing == "none" || e.broker >= nodes) return out;
+    const int broker = e.broker;
+    const bool fenced = e.fencing == "fence";
+    differences = [=](const spec::State& s) {
+      std::vector<std::string> d;
+      const bool model_fenced = (s.controller.fenced >> broker & 1u) != 0;
+      if (model_fenced != fenced) {
+        d.push_back("broker " + std::to_string(broker) + " fenced: recorded " + (fenced ? "true" : "false") +
+                    ", model " + (model_fenced ? "true" : "false"));
+      }
+      return d;
+    };
+    c.holds = [=](const spec::State& s) { return ((s.controller.fenced >> broker & 1u) != 0) == fenced; };
+  }
+  out.push_back({std::move(c), index, std::nullopt, std::move(differences)});
+  return out;
+}
 
 cut::Condition outcome_condition(int record, cut::SendResult outcome) {
   cut::Condition c;
@@ -132,8 +219,9 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
   const RecordedEvent& e = recording.events[index];
   std::vector<Step> out;
   auto add = [&](C c, std::optional<cut::Condition> condition = std::nullopt) {
-    out.push_back({std::move(c), index, std::move(condition)});
+    out.push_back({std::move(c), index, std::move(condition), nullptr});
   };
+  if (e.kind == "decision") return decision_steps(model.config(), e, index);
   if (e.kind == "observe") {
     cut::Condition condition = counterexamples::scenario_condition(e.observed, "state");
     add(observe(model, condition, lenient_records(recording, index, retries, condition.sends)), condition);
@@ -203,6 +291,7 @@ const char* verdict_name(ValidationResult::Verdict v) {
 json ValidationResult::to_json() const {
   json out = {{"verdict", verdict_name(verdict)}, {"events", events},        {"explained", explained},
               {"states_kept", states_kept}};
+  if (decisions_left_out > 0) out["decisions_left_out"] = decisions_left_out;
   json r = json::array();
   for (const auto& [layer, closure] : rounds) r.push_back({{"explaining", layer}, {"closure", closure}});
   out["rounds"] = r;
@@ -234,17 +323,56 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   // the broker handles only after a later heal, docs/campaign.md).
   std::optional<int> current;
   std::vector<Step> deferred;
+  // A recorded group that holds committed decisions (docs/recording.md, "Decisions") is two
+  // chains whose interleaving alone is unknown: its decisions in offset order, its harness
+  // events (each with its outcome) in file order. Their members are ordered by `after`.
+  std::set<int> decision_groups;
+  for (const RecordedEvent& e : recording.events)
+    if (e.kind == "decision" && e.group) decision_groups.insert(*e.group);
+  // The engine orders at most 63 constraints in a group (a bit each). A decision group
+  // beyond that is validated with fewer of its decisions: first without its broker
+  // records, then without any, its harness events then in their file order as ungrouped
+  // events. Fewer constraints can only explain more, never less; the result counts the
+  // decisions left out.
+  std::map<int, std::size_t> harness_steps, partition_steps, broker_steps;
+  for (std::size_t i = 0; i < recording.events.size(); ++i) {
+    const RecordedEvent& e = recording.events[i];
+    if (!e.group || decision_groups.count(*e.group) == 0 || e.kind == "note" || e.kind == "sample") continue;
+    const std::size_t n = steps_of(model, recording, retries, i).size();
+    (e.kind != "decision" ? harness_steps : e.op == "partition" ? partition_steps : broker_steps)[*e.group] += n;
+  }
+  std::set<int> without_broker_decisions, without_decisions;
+  for (int g : decision_groups) {
+    if (harness_steps[g] + partition_steps[g] + broker_steps[g] <= 63) continue;
+    if (harness_steps[g] + partition_steps[g] <= 63) {
+      without_broker_decisions.insert(g);
+    } else {
+      without_decisions.insert(g);
+    }
+  }
+  std::uint64_t harness_chain = 0, decision_chain = 0;
+  std::map<int, std::size_t> first_step_of, last_step_of;  // a harness event's steps in its group, by seq
   auto end_group = [&] {
     for (Step& st : deferred) groups.push_back({std::move(st)});
     deferred.clear();
     current.reset();
+    harness_chain = decision_chain = 0;
+    first_step_of.clear();
+    last_step_of.clear();
   };
   for (std::size_t i = 0; i < recording.events.size(); ++i) {
     const RecordedEvent& e = recording.events[i];
     if (e.kind == "note" || e.kind == "sample") continue;
-    validated.push_back(i);
     std::vector<Step> steps = steps_of(model, recording, retries, i);
-    if (!e.group) {
+    if (steps.empty()) continue;  // a decision the model cannot read (a broker it has no node for)
+    const bool too_large = e.group && without_decisions.count(*e.group) != 0;
+    if (e.kind == "decision" && e.group &&
+        (too_large || (e.op != "partition" && without_broker_decisions.count(*e.group) != 0))) {
+      ++result.decisions_left_out;
+      continue;
+    }
+    validated.push_back(i);
+    if (!e.group || too_large) {
       end_group();
       for (Step& st : steps) groups.push_back({std::move(st)});
       continue;
@@ -253,6 +381,26 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
       end_group();
       groups.emplace_back();
       current = e.group;
+    }
+    if (decision_groups.count(*e.group) != 0) {
+      std::uint64_t& chain = e.kind == "decision" ? decision_chain : harness_chain;
+      // The recording's own bounds inside the group (after_seq, before_seq): the harness
+      // event's last step before the decision, the decision before the event's first step.
+      std::uint64_t bound = 0;
+      if (e.kind == "decision" && e.after_seq > 0) bound |= 1ull << last_step_of[e.after_seq];
+      const std::size_t first = groups.back().size();
+      for (Step& st : steps) {
+        st.constraint.after = chain | bound;
+        chain |= 1ull << groups.back().size();
+        groups.back().push_back(std::move(st));
+      }
+      if (e.kind != "decision") {
+        first_step_of[e.seq] = first;
+        last_step_of[e.seq] = groups.back().size() - 1;
+      } else if (e.before_seq > 0) {
+        groups.back()[first_step_of[e.before_seq]].constraint.after |= 1ull << first;
+      }
+      continue;
     }
     groups.back().push_back(std::move(steps.front()));
     for (std::size_t k = 1; k < steps.size(); ++k) deferred.push_back(std::move(steps[k]));
@@ -330,8 +478,9 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   std::size_t failing = found.matched_in_group < group.size() ? found.matched_in_group : 0;
   if (group.size() > 1 && !found.nearest.empty()) {
     const std::uint64_t mask = found.nearest.front().second;
+    // The first constraint not met whose predecessors in the group (`after`) are.
     for (std::size_t i = 0; i < group.size(); ++i)
-      if (!(mask & (1ull << i))) {
+      if (!(mask & (1ull << i)) && (mask & group[i].constraint.after) == group[i].constraint.after) {
         failing = i;
         break;
       }
@@ -349,7 +498,17 @@ ValidationResult validate_recording(const counterexamples::Recording& recording,
   result.verdict = ValidationResult::Verdict::Unexplained;
   result.nearest_count = found.nearest_count;
   const std::string within = "within " + std::to_string(options.max_internal) + " internal actions";
-  if (step.constraint.kind == C::Kind::Observe) {
+  if (step.constraint.kind == C::Kind::Observe && step.differences) {
+    result.why = "no model state reached " + within + " has the committed state of this decision";
+    std::size_t best = static_cast<std::size_t>(-1);
+    for (const auto& [s, mask] : found.nearest) {
+      std::vector<std::string> d = step.differences(s);
+      if (d.size() < best) {
+        best = d.size();
+        result.differences = std::move(d);
+      }
+    }
+  } else if (step.constraint.kind == C::Kind::Observe) {
     result.why = "no model state reached " + within + " shows what was observed";
     if (step.condition) {
       // The nearest state: the one that differs in the fewest observables.

@@ -10,7 +10,9 @@
 // to that broker, then its outcome as an observation; a consume to the Consume from that
 // broker at that offset reading that record); and what an observation means (the
 // observable projection of counterexamples::observable_state, compared field by field on
-// the fields the recording holds, as a scenario's `until`).
+// the fields the recording holds, as a scenario's `until`); a committed decision of the
+// KRaft controller is an observation of the model's controller state after it, and a
+// group holding decisions is two ordered chains (docs/validation.md, "Decisions").
 #pragma once
 
 #include <atomic>
@@ -47,6 +49,9 @@ struct ValidationResult {
   std::vector<std::string> enabled_external;  // a Take that failed: what the harness could have done there
   nlohmann::json trace;         // explained: the model's trace (format v1, engine "validate")
   std::size_t states_kept = 0;
+  // Committed decisions not validated because their group was too large for the engine
+  // (more than 63 constraints: docs/validation.md, "Decisions"); never counted in `events`.
+  std::size_t decisions_left_out = 0;
   // Per engine constraint met (an event, or a client call's outcome): the states that
   // explained everything before it and the states their internal closure reached.
   std::vector<std::pair<std::size_t, std::size_t>> rounds;

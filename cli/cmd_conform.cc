@@ -156,6 +156,7 @@ void run_conform(const ConformOptions& options) {
   kafka.wait_budget = std::chrono::duration_cast<std::chrono::milliseconds>(
       parse_duration(options.wait_timeout, "--wait-timeout"));
   kafka.reuse_cluster = !options.no_reuse;
+  kafka.read_metadata_log = !options.record_dir.empty();  // the controller's decisions, into each recording
   try {
     kafka.driver_command = conformance::read_driver_command(conformance::driver_location(options.driver));
   } catch (const std::invalid_argument& e) {

@@ -6,6 +6,8 @@
 
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
+#include "conformance/zookeeper_mode.h"
+#include "counterexamples/scenario/decision_merge.h"
 #include "counterexamples/scenario/recording.h"
 #include "counterexamples/scenario/scenario_reader.h"
 
@@ -248,6 +250,21 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
   done:
     r.run_seconds = std::chrono::duration<double>(Clock::now() - run_started).count();
     r.notes = cluster->notes();
+    // The controller's committed decisions, read from the metadata log now that the run is
+    // over and before the cluster is reused or stopped, merged into the one event log
+    // (docs/recording.md, "Decisions"). ZooKeeper mode has no such log: its recordings stay
+    // as they were.
+    if (session.options().read_metadata_log && !zookeeper_scenario(scenario)) {
+      try {
+        const std::vector<json> decisions = cluster->metadata_decisions();
+        const counterexamples::MergedRecording merged = counterexamples::merge_decisions(r.recording, decisions);
+        r.recording = merged.events;
+        r.recording_header["decisions"] = {{"source", "__cluster_metadata"}, {"count", decisions.size()},
+                                           {"groups", merged.groups}};
+      } catch (const DriverError& e) {
+        r.recording_header["decisions"] = {{"source", "__cluster_metadata"}, {"error", e.what()}};
+      }
+    }
   } catch (const Interrupted&) {
     r.verdict = Verdict::Interrupted;
     r.step = current;

@@ -35,6 +35,9 @@ struct KafkaOptions {
   std::string work_root;                    // work directories go below (created)
   std::chrono::milliseconds wait_budget{20000};  // one `wait` of a scenario
   bool reuse_cluster = true;
+  // At the end of each scenario, read the controller's committed decisions from the
+  // metadata log into the recording (conform --record; docs/recording.md, "Decisions").
+  bool read_metadata_log = false;
 };
 
 class KafkaSession {

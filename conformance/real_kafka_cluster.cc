@@ -907,4 +907,11 @@ KafkaSession& shared_session() {
   return *session;
 }
 
+std::vector<json> RealKafkaCluster::metadata_decisions() {
+  const json d = session_.call({{"op", "metadata_log"}, {"topic", topic_}, {"timeout_ms", 60000}}, milliseconds(90000));
+  std::vector<json> out;
+  for (const json& decision : d.value("decisions", json::array())) out.push_back(decision);
+  return out;
+}
+
 }  // namespace isr::conformance

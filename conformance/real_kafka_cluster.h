@@ -95,6 +95,11 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   // The last observation describe_partition made (a wait's last poll), for recordings.
   const cut::PartitionObservation& last_observation() const { return last_observation_; }
   const std::string& topic() const { return topic_; }
+  // The controller's committed decisions for this scenario's partition and the broker
+  // registrations since its creation, read from the voters' `__cluster_metadata` logs by
+  // the driver (`metadata_log`, in offset order; docs/recording.md, "Decisions"). Throws
+  // DriverError when the driver cannot read them. Not for ZooKeeper mode (no such log).
+  std::vector<nlohmann::json> metadata_decisions();
   double seconds_in_waits() const { return wait_seconds_; }
 
  private:

@@ -97,6 +97,22 @@ TEST(ConstrainedSearch, EventsOfOneGroupMatchInAnyOrder) {
   EXPECT_EQ(run({{observe(-1, 1), take_external()}, {observe(-1, 0)}}, 2).outcome, Outcome::Unexplained);
 }
 
+TEST(ConstrainedSearch, AfterOrdersMembersOfAGroup) {
+  // Counter 1 is 0 only before the external step: in any order the group is explained
+  // (observe first), with the observation ordered after the step it is not.
+  EXPECT_EQ(run({{observe(-1, 0), take_external()}}, 2).outcome, Outcome::Explained);
+  C late = observe(-1, 0);
+  late.after = 1ull << 1;  // the group's member 1, the external step, first
+  const auto r = run({{late, take_external()}}, 2);
+  ASSERT_EQ(r.outcome, Outcome::Unexplained);
+  EXPECT_EQ(r.matched_in_group, 1u);  // the step was met; the observation after it never
+  // Ordered the other way round, the same two constraints are explained.
+  C first = observe(-1, 0);
+  C then = take_external();
+  then.after = 1ull << 0;
+  EXPECT_EQ(run({{first, then}}, 2).outcome, Outcome::Explained);
+}
+
 TEST(ConstrainedSearch, StopsIncompleteAtTheStateBoundOrWhenStopped) {
   EXPECT_EQ(run({{observe(3, 0)}}, 3, 2).outcome, Outcome::Incomplete);
   std::atomic<bool> stop{true};

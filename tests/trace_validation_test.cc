@@ -142,7 +142,7 @@ TEST(RecordingFormat, BadLinesNameTheLineTheFieldAndTheAllowedValues) {
   EXPECT_NE(error(header + R"({"seq":1,"kind":"observe","state":{"leaders":1}})")
                 .find("line 2: state.leaders: not allowed (one of leader, leader_epoch, isr"),
             std::string::npos);
-  EXPECT_NE(error(header + "{\"seq\":1,\"kind\":\"gossip\"}").find("line 2: kind: \"gossip\" is not allowed (fault, client, observe, note, sample)"),
+  EXPECT_NE(error(header + "{\"seq\":1,\"kind\":\"gossip\"}").find("line 2: kind: \"gossip\" is not allowed (fault, client, observe, note, sample, decision)"),
             std::string::npos);
   EXPECT_EQ(error(header + R"({"seq":1,"kind":"note","text":"steered"})"), "no error");
 }

@@ -3,7 +3,9 @@
 // executions against TLA+ specifications, arXiv 2404.16075).
 //
 // The events come in groups, each a set of constraints whose order among themselves is
-// unknown (a group of one is an ordinary next event). A constraint is either
+// unknown (a group of one is an ordinary next event), except where a constraint names
+// the members of its group that must be met before it (`after`: a partial order, such as
+// two chains whose interleaving alone is unknown). A constraint is either
 //   - Take: the next action must be an external action it matches (a fault the recording
 //     injected, a client operation), or
 //   - Observe: the state reached must satisfy it (a recorded observation).
@@ -38,6 +40,8 @@ struct Constraint {
   std::function<bool(const typename M::State& state, const typename M::Action& action)> matches;
   // Observe: whether `state` shows what was recorded.
   std::function<bool(const typename M::State& state)> holds;
+  // The members of its group (bit i: the group's constraint i) that must be met before it.
+  std::uint64_t after = 0;
 };
 
 struct ConstrainedSearchLimits {
@@ -161,6 +165,7 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
           const std::uint64_t bit = 1ull << i;
           if (e.mask & bit) continue;
           const Constraint<M>& c = group[i];
+          if ((e.mask & c.after) != c.after) continue;  // a constraint it must follow is not met yet
           if (c.kind == Constraint<M>::Kind::Observe) {
             if (c.holds(s) && next_seen.insert({key(s, g), e.mask | bit}).second) {
               next_layer.push_back({e.node, e.mask | bit});

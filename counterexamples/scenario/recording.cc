@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -130,6 +131,60 @@ int known_broker(const Line& line) {
   return line.integer("broker", 0, kMaxId);
 }
 
+// A committed metadata record (docs/recording.md, "Decisions").
+RecordedEvent parse_decision(const Line& line, RecordedEvent e) {
+  const json& doc = line.doc;
+  e.op = line.text("op", listing(kRecordingDecisionOps));
+  if (!one_of(e.op, kRecordingDecisionOps)) line.fail("op", listing(kRecordingDecisionOps));
+  if (!doc.contains("metadata_offset") || !doc["metadata_offset"].is_number_integer() ||
+      doc["metadata_offset"].get<long long>() < 0) {
+    line.fail("metadata_offset", "the record's offset in __cluster_metadata, an integer >= 0");
+  }
+  e.metadata_offset = doc["metadata_offset"].get<long long>();
+  e.record_type = line.text("record_type", "Kafka's metadata record name, e.g. PartitionChangeRecord");
+  // Bounds inside its group: events of the same group, before / after it in the file.
+  if (doc.contains("after_seq") || doc.contains("before_seq")) {
+    if (!e.group) line.fail(doc.contains("after_seq") ? "after_seq" : "before_seq", "only in a group");
+    if (doc.contains("after_seq")) e.after_seq = line.integer("after_seq", 1, e.seq - 1);
+    if (doc.contains("before_seq")) e.before_seq = line.integer("before_seq", 1, e.seq - 1);
+  }
+  auto ids = [&](const std::string& field, bool required) {
+    std::vector<int> out;
+    if (!doc.contains(field)) {
+      if (required) line.fail(field, "an array of node ids");
+      return out;
+    }
+    const json& v = doc[field];
+    if (!v.is_array()) line.fail(field, "an array of node ids");
+    for (const json& x : v) {
+      if (!x.is_number_integer() || x.get<long long>() < 0 || x.get<long long>() > kMaxId) {
+        line.fail(field, "an array of node ids from 0 to " + std::to_string(kMaxId));
+      }
+      out.push_back(x.get<int>());
+    }
+    return out;
+  };
+  if (e.op == "partition") {
+    e.leader = line.integer("leader", -1, kMaxId);
+    e.leader_epoch = line.integer("leader_epoch", 0, 1 << 30);
+    e.isr = ids("isr", true);
+    e.elr = ids("elr", false);
+    e.last_known_elr = ids("last_known_elr", false);
+    return e;
+  }
+  e.broker = line.integer("broker", 0, kMaxId);
+  if (e.op == "register_broker") {
+    if (!doc.contains("fenced") || !doc["fenced"].is_boolean()) line.fail("fenced", "true or false");
+    e.fencing = doc["fenced"].get<bool>() ? "fence" : "unfence";
+  } else if (e.op == "broker_change") {
+    e.fencing = line.text("fencing", "fence, unfence, none");
+    if (e.fencing != "fence" && e.fencing != "unfence" && e.fencing != "none") line.fail("fencing", "fence, unfence, none");
+  } else {
+    e.fencing = e.op == "fence_broker" ? "fence" : "unfence";
+  }
+  return e;
+}
+
 RecordedEvent parse_event(const json& doc, const std::string& where, int expected_seq) {
   if (!doc.is_object()) throw std::invalid_argument(where + ": not a JSON object");
   const Line line{doc, where};
@@ -140,6 +195,7 @@ RecordedEvent parse_event(const json& doc, const std::string& where, int expecte
   if (!one_of(e.kind, kRecordingKinds)) line.fail("kind", listing(kRecordingKinds));
   if (doc.contains("group")) e.group = line.integer("group", 1, 1 << 30);
   if (e.kind == "note" || e.kind == "sample") return e;  // informative, never validated
+  if (e.kind == "decision") return parse_decision(line, std::move(e));
   if (e.kind == "observe") {
     if (!doc.contains("state") || !doc["state"].is_object()) line.fail("state", "an observable-state object");
     e.observed = doc["state"];
@@ -248,6 +304,26 @@ json recorded_observation(const cut::PartitionObservation& o, int unknown_value)
   return out;
 }
 
+namespace {
+
+// A decision's after_seq / before_seq must name a harness event of its own group. Line
+// numbers are seq + 1 (the header is line 1).
+void check_decision_groups(const std::vector<RecordedEvent>& events) {
+  for (const RecordedEvent& e : events) {
+    const std::string where = "line " + std::to_string(e.seq + 1);
+    for (const auto& [field, seq] : {std::pair{"after_seq", e.after_seq}, std::pair{"before_seq", e.before_seq}}) {
+      if (seq == 0) continue;
+      const RecordedEvent& bound = events[static_cast<std::size_t>(seq - 1)];
+      if (bound.group != e.group || (bound.kind != "fault" && bound.kind != "client" && bound.kind != "observe")) {
+        throw std::invalid_argument(where + ": " + field + ": " + std::to_string(seq) +
+                                    " is not allowed (the seq of a harness event of the same group)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Recording parse_recording(const std::string& text) {
   Recording out;
   std::istringstream lines(text);
@@ -282,6 +358,7 @@ Recording parse_recording(const std::string& text) {
     out.events.push_back(parse_event(doc, where, static_cast<int>(out.events.size()) + 1));
   }
   if (out.header.is_null()) throw std::invalid_argument("line 1: format: empty recording, no header");
+  check_decision_groups(out.events);
   return out;
 }
 
@@ -300,6 +377,19 @@ std::string event_text(const RecordedEvent& e) {
   if (e.kind == "observe") return out + " " + e.observed.dump();
   if (e.kind == "note") return out + " " + e.raw.value("text", "");
   if (e.kind == "sample") return out + " " + e.raw.value("state", nlohmann::json()).dump();
+  if (e.kind == "decision") {
+    out += " " + e.record_type + " at metadata offset " + std::to_string(e.metadata_offset);
+    auto ids = [](const std::vector<int>& v) {
+      std::string t = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
+      return t + "]";
+    };
+    if (e.op == "partition") {
+      return out + ": leader " + (e.leader < 0 ? std::string("none") : std::to_string(e.leader)) + ", leader epoch " +
+             std::to_string(e.leader_epoch) + ", isr " + ids(e.isr) + ", elr " + ids(e.elr);
+    }
+    return out + ": broker " + std::to_string(e.broker) + (e.fencing == "none" ? "" : ", " + e.fencing + "d");
+  }
   out += " " + e.op;
   if (e.op == "elect_preferred") return out + " leader " + std::to_string(e.leader);
   if (e.kind == "fault") {

@@ -26,11 +26,16 @@ inline constexpr int kRecordingFormatVersion = 1;
 
 // The values of an event's "kind" and, per kind, of its "op".
 // `sample` (docs/recording.md): the partition as one describe saw it while the cluster was
-// changing, for people (timelines); like a `note`, never validated.
-inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note", "sample"};
+// changing, for people (timelines); like a `note`, never validated. `decision`: a record
+// the KRaft controller committed to `__cluster_metadata` (docs/recording.md, "Decisions").
+inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note", "sample", "decision"};
 inline constexpr const char* kRecordingFaultOps[] = {"crash", "restart", "cut", "heal", "pause", "resume",
                                                      "elect_preferred"};
 inline constexpr const char* kRecordingClientOps[] = {"produce", "expire_send", "consume"};
+// `partition`: PartitionRecord / PartitionChangeRecord of the scenario's partition, with
+// the partition state after it; the others: broker registrations and their fencing.
+inline constexpr const char* kRecordingDecisionOps[] = {"partition", "register_broker", "broker_change",
+                                                        "fence_broker", "unfence_broker"};
 
 struct RecordedEvent {
   int seq = 0;                 // 1, 2, ... in file order
@@ -48,6 +53,17 @@ struct RecordedEvent {
   int offset = 0;                          // consume
   std::optional<int> read;                 // consume: the record read, nullopt: nothing readable
   nlohmann::json observed;                 // observe: the observable state (the shape of a scenario's `until`)
+  // decision: where in the metadata log, and what the controller committed. `partition`:
+  // `leader` (-1: none), the leader epoch and the ISR, ELR and LastKnownELR after it;
+  // broker ops: `broker` and `fencing` ("fence", "unfence" or "none": what the record
+  // makes of the broker's fenced flag; a RegisterBrokerRecord's `fenced`).
+  long long metadata_offset = -1;
+  std::string record_type;  // Kafka's record name: PartitionChangeRecord, RegisterBrokerRecord, ...
+  int leader_epoch = 0;
+  std::vector<int> isr, elr, last_known_elr;
+  std::string fencing;
+  // decision in a group: the seq of the group's event it is known to follow / precede (0: none).
+  int after_seq = 0, before_seq = 0;
   nlohmann::json raw;                      // the whole line, for reports
 };
 

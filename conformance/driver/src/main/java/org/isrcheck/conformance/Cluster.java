@@ -210,6 +210,44 @@ final class Cluster implements TcpProxy.CutPolicy {
     }
   }
 
+  /**
+   * The controller's committed decisions for partition 0 of `topic` and the broker
+   * registrations since its creation, read from every voter's `__cluster_metadata-0` (also
+   * of stopped voters: the files stay) by MetadataLogHelper in one JVM of the release:
+   * one JSON object per line (docs/recording.md, "Decisions").
+   */
+  List<String> metadataLog(String topic, long deadline) throws IOException, DriverException, InterruptedException {
+    if (zookeeper) {
+      throw DriverException.badRequest("metadata_log: a ZooKeeper-mode cluster has no metadata log (its controller "
+          + "writes znodes)");
+    }
+    List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Xmx128m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1", "-Dlog4j2.configurationFile=" + new File(workDir, "log4j2.properties"),
+        "-Dlog4j.configuration=file:" + new File(workDir, "log4j.properties"),
+        "-cp", classpath + File.pathSeparator + Driver.ownJar(), MetadataLogHelper.class.getName(), topic));
+    for (int v : voters) {
+      Node n = nodes.get(v);
+      if (n != null) cmd.add(new File(n.dataDir, "__cluster_metadata-0").getAbsolutePath());
+    }
+    File out = new File(workDir, "metadata-log.jsonl");
+    Files.deleteIfExists(out.toPath());  // Spawner appends
+    Process p = Spawner.start(cmd, out, "metadata-log");
+    boolean done = p.waitFor(left(deadline), TimeUnit.MILLISECONDS);
+    if (!done) {
+      p.destroyForcibly();
+      Spawner.forget(p);
+      throw DriverException.timeout("reading the metadata log did not finish in time (see " + out + ")");
+    }
+    Spawner.forget(p);
+    List<String> lines = Files.readAllLines(out.toPath(), StandardCharsets.UTF_8);
+    if (p.exitValue() != 0) {
+      throw DriverException.internal("reading the metadata log failed (exit " + p.exitValue() + "): " + tail(out, 15));
+    }
+    List<String> json = new ArrayList<>();
+    for (String l : lines) if (l.startsWith("{")) json.add(l);
+    return json;
+  }
+
   void startNode(Node n) throws IOException {
     n.start(javaBinary(), classpath, nodeJvmOptions(n));
   }

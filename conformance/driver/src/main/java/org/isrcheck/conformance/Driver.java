@@ -128,7 +128,7 @@ public final class Driver {
       "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata",
       "hold_registration", "release_registration", "gate_fetch", "release_fetch_gate", "hold_alter_partition",
       "release_alter_partition", "holds", "elect_preferred", "describe", "stop_cluster", "shutdown",
-      "controller");
+      "controller", "metadata_log");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -409,6 +409,13 @@ public final class Driver {
       case "elect_preferred":
         c.electPreferred(intField(req, "leader"), deadline(req, 30000));
         return;
+      case "metadata_log": {
+        String topic = req.hasNonNull("topic") ? req.get("topic").asText() : c.topic;
+        if (topic == null) throw DriverException.badRequest("topic: none given and no topic created");
+        com.fasterxml.jackson.databind.node.ArrayNode decisions = resp.putArray("decisions");
+        for (String line : c.metadataLog(topic, deadline(req, 60000))) decisions.add(mapper.readTree(line));
+        return;
+      }
       case "describe": {
         String topic = req.hasNonNull("topic") ? req.get("topic").asText() : c.topic;
         if (topic == null) throw DriverException.badRequest("topic: none given and no topic created");
