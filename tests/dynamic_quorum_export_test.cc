@@ -18,6 +18,7 @@
 #include "counterexamples/trace/trace_writer.h"
 #include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
+#include "tests/trace_test_support.h"
 
 namespace isr {
 namespace {
@@ -158,6 +159,25 @@ TEST(DynamicQuorumExport, RecordingsAcceptTheOperatorsStepsAndTheQuorumObservati
   } catch (const std::invalid_argument& e) {
     FAIL() << e.what();
   }
+}
+
+// The command line shows the key and the actions, and an exhaustive check on a dynamic
+// quorum with a voter's disk loss (restart, RemoveVoter, AddVoter reachable) holds.
+TEST(DynamicQuorumCli, DescribeListAndCheckShowTheDynamicQuorum) {
+  const auto described = trace_test::run_isrcheck("describe");
+  ASSERT_EQ(described.exit_code, 0) << described.err;
+  EXPECT_EQ(json::parse(described.out)["controller"]["quorum"], "static");
+  const auto listed = trace_test::run_isrcheck("list actions");
+  EXPECT_NE(listed.out.find("RemoveVoter"), std::string::npos);
+  EXPECT_NE(listed.out.find("AddVoter"), std::string::npos);
+  const auto bad = trace_test::run_isrcheck("check --set controller.quorum=elastic");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("controller.quorum"), std::string::npos) << bad.err;
+  const auto checked = trace_test::run_isrcheck(
+      "check --set controller.quorum=dynamic --set faults.max_disk_losses=1 --set faults.max_lossy_crashes=0 "
+      "--set consumer=false");
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("dynamic quorum (KIP-853"), std::string::npos) << checked.out;
 }
 
 }  // namespace
