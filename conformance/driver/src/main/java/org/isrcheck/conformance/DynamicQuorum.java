@@ -120,13 +120,24 @@ final class DynamicQuorum {
       ArrayNode voters = d.putArray("voters");
       ids(q.voters()).forEach(voters::add);
       ArrayNode observers = d.putArray("observers");
-      Set<Integer> voterIds = ids(q.voters());
-      for (int id : ids(q.observers())) {
-        Node n = c.nodes.get(id);
-        // Broker-only nodes are observers by design; a voter id among the observers is
-        // that node on its new directory id.
-        if (n != null && n.controller && (voterIds.contains(id) || c.voters.contains(id))) observers.add(id);
+      // An observer here is a running controller whose *current* key (its id and the
+      // directory id its last format wrote) the leader lists among its observers. Kafka's
+      // list alone says more: LeaderState.updateVoterAndObserverStates moves a removed
+      // voter's key (the lost directory's) to the observers, where it stays until
+      // clearInactiveObservers drops it (minutes), and broker-only nodes are observers too.
+      Set<String> observerKeys = q.observers().stream().map(o -> o.replicaId() + "/" + o.replicaDirectoryId())
+          .collect(Collectors.toSet());
+      Set<Integer> observing = new TreeSet<>();
+      for (Node n : c.nodes.values()) {
+        if (!n.controller || !n.alive()) continue;
+        Uuid current = currentDirectory(n);
+        if (current != null && observerKeys.contains(n.id + "/" + current)) observing.add(n.id);
       }
+      observing.forEach(observers::add);
+      // The raw keys, for people reading a divergence (not compared).
+      ArrayNode keys = d.putArray("quorum_keys");
+      q.voters().forEach(v -> keys.add("voter " + v.replicaId() + "/" + v.replicaDirectoryId()));
+      q.observers().forEach(o -> keys.add("observer " + o.replicaId() + "/" + o.replicaDirectoryId()));
     } catch (DriverException e) {
       d.putNull("voters");
       d.putNull("observers");
@@ -148,6 +159,16 @@ final class DynamicQuorum {
 
   private static Set<Integer> ids(List<QuorumInfo.ReplicaState> replicas) {
     return replicas.stream().map(QuorumInfo.ReplicaState::replicaId).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /** The directory id node `n` runs on: the initial one, or its last format's after a disk loss. */
+  private Uuid currentDirectory(Node n) {
+    if (!wiped.contains(n.id)) return initialDirectories.get(n.id);
+    try {
+      return directoryId(n);
+    } catch (IOException | DriverException e) {
+      return null;  // not formatted again yet
+    }
   }
 
   /** The directory.id the node's last format wrote into meta.properties. */
