@@ -372,6 +372,9 @@ inline const std::vector<NamedConfig>& walk_configs() {
       // Reassignments (KIP-455) onto a fourth broker and back, consumers on followers (KIP-392).
       {"reassign", {"brokers=4", "bounds.max_reassignments=3", "faults.max_crashes=2",
                     "consumer_fetch_from=any-replica"}},
+      // KIP-853's dynamic quorum: wiped voters as observers, RemoveVoter and AddVoter.
+      {"dynamic-quorum", {"controller.quorum=dynamic", "faults.max_crashes=3", "faults.max_disk_losses=2",
+                          "faults.max_lossy_crashes=0"}},
     };
     for (NamedConfig& nc : list) nc.overrides = pinned(nc.overrides);
     list.insert(list.begin(), NamedConfig{"default", {}});
