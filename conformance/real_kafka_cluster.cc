@@ -1,6 +1,7 @@
 // The Kafka adapter (see real_kafka_cluster.h).
 #include "conformance/real_kafka_cluster.h"
 
+#include <cstdio>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -106,6 +107,15 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
   }
   if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
   if (std::string off = fix_off_not_executable(scenario, kafka_version); !off.empty()) return off;
+  // KIP-853's dynamic quorum (kafka-storage format --initial-controllers, AddRaftVoter)
+  // shipped in Kafka 3.9.0.
+  if (scenario.value("cluster", json::object()).value("controller", json::object()).value("quorum", "") == "dynamic") {
+    int major = 0, minor = 0;
+    if (std::sscanf(kafka_version.c_str(), "%d.%d", &major, &minor) != 2 || major < 3 || (major == 3 && minor < 9)) {
+      return "the scenario runs on a dynamic KRaft quorum (KIP-853: --initial-controllers, AddRaftVoter), which "
+             "Kafka " + kafka_version + " does not have (3.9.0 and later)";
+    }
+  }
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
