@@ -232,6 +232,8 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
     else if (e.op == "heal") add(take(model, "Heal", {{"node", e.node}, {"side", e.side}}));
     else if (e.op == "pause") add(take(model, "Pause", {{"node", e.node}}));
     else if (e.op == "resume") add(take(model, "Resume", {{"node", e.node}}));
+    else if (e.op == "remove_voter") add(take(model, "RemoveVoter", {{"node", e.node}}));
+    else if (e.op == "add_voter") add(take(model, "AddVoter", {{"node", e.node}}));
     else if (e.op == "elect_preferred") add(take(model, "PreferredElection", {{"leader", e.leader}}));
   } else if (e.op == "produce" || e.op == "expire_send") {
     if (e.op == "produce") {

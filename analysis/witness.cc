@@ -23,7 +23,8 @@ namespace {
 
 const char* const kForms =
     "produce, lose, retry, timeout, drop, consume, kill N|leader, clean N|leader, disk N|leader, power N|leader, restart N, "
-    "cut N quorum|brokers|clients, heal N quorum|brokers|clients, pause N|leader, resume N|leader, elect N";
+    "cut N quorum|brokers|clients, heal N quorum|brokers|clients, pause N|leader, resume N|leader, elect N, "
+    "remove_voter N, add_voter N";
 
 struct Node {
   spec::State state;
@@ -116,7 +117,7 @@ std::vector<ScriptOp> parse_script(const std::string& text) {
                op.kind == "pause" || op.kind == "resume") {
       if (w.size() != 2) throw bad();
       op.node = node_at(1, true);
-    } else if (op.kind == "restart" || op.kind == "elect") {
+    } else if (op.kind == "restart" || op.kind == "elect" || op.kind == "remove_voter" || op.kind == "add_voter") {
       if (w.size() != 2) throw bad();
       op.node = node_at(1, false);
     } else if (op.kind == "cut" || op.kind == "heal") {
@@ -269,6 +270,9 @@ WitnessResult find_witness(const spec::Config& config, const std::vector<ScriptO
         else if (op.kind == "cut") match = kind == "Cut" && a.value("node", -2) == target && a.value("side", "") == op.side;
         else if (op.kind == "heal") match = kind == "Heal" && a.value("node", -2) == target && a.value("side", "") == op.side;
         else if (op.kind == "elect") match = kind == "PreferredElection" && a.value("leader", -2) == target;
+        // KIP-853 (controller.quorum=dynamic): the operator's steps on a wiped voter.
+        else if (op.kind == "remove_voter") match = kind == "RemoveVoter" && a.value("node", -2) == target;
+        else if (op.kind == "add_voter") match = kind == "AddVoter" && a.value("node", -2) == target;
         // "drop": the answer to the send in flight is lost, so the client times out whatever
         // the cluster does meanwhile: taken at once, not in a settled state.
         if (!match || (op.kind != "drop" && !is_settled())) continue;

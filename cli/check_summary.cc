@@ -120,6 +120,9 @@ std::string partition_summary(const json& c, std::string_view model_name) {
       if (placement != nullptr)
         out << (value_text(*placement) == "combined" ? " on the brokers (combined mode)"
                                                      : " on dedicated controller nodes");
+      // Only when dynamic, so that the default summary reads as before.
+      if (const json* quorum = find_key(c, {"controller", "quorum"}); quorum != nullptr && value_text(*quorum) == "dynamic")
+        out << ", dynamic quorum (KIP-853: a voter back on an empty disk is an observer until re-added)";
     }
     out << "; " << protocol_text(c) << "\n";
   } else {

@@ -59,7 +59,7 @@ void add_witness_command(CLI::App& app) {
   add_config_options(*command, options->config);
   command->add_option("--script", options->script,
                       "Operations separated by ';': produce, timeout, consume, kill N|leader, clean N|leader, "
-                      "disk N|leader, restart N, cut N SIDE, heal N SIDE, elect N")
+                      "disk N|leader, restart N, cut N SIDE, heal N SIDE, elect N, remove_voter N, add_voter N")
       ->required();
   command->add_option("--description", options->description, "What the trace shows, for people");
   command->add_option("--trace-out", options->trace_out, "Write the trace here (trace format v1)")->required();

@@ -33,6 +33,11 @@ json observation_json(const cut::PartitionObservation& o) {
   out["last_known_elr"] = list_json(o.last_known_elr);
   out["fenced"] = list_json(o.fenced);
   out["hw"] = o.hw == cut::kNone ? json() : json(o.hw);
+  // Dynamic quorum only (KIP-853): static clusters' observations keep their shape.
+  if (!o.voters.empty()) {
+    out["voters"] = list_json(o.voters);
+    out["observers"] = list_json(o.observers);
+  }
   json replicas = json::object();
   for (const auto& [id, r] : o.replicas) {
     json log = json::array();
@@ -238,6 +243,12 @@ ConformResult run_scenario(KafkaSession& session, const json& scenario, ConformR
         record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       } else if (op == "resume") {
         cluster->resume(st.value("node", 0));
+        record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
+      } else if (op == "remove_voter" || op == "add_voter") {
+        // An operator's KIP-853 step, recorded with the harness's other operator and fault
+        // steps (like elect_preferred).
+        if (op == "remove_voter") cluster->remove_voter(st.value("node", 0));
+        else cluster->add_voter(st.value("node", 0));
         record_event({{"kind", "fault"}, {"op", op}, {"node", st.value("node", 0)}});
       }
       ++r.steps_run;

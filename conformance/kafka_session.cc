@@ -153,6 +153,7 @@ void KafkaSession::start_cluster(const json& scenario, const json& key) {
                         {"work_dir", work_dir_},
                         {"kafka_version", options_.kafka_version},
                         {"controller_mode", zookeeper_scenario(scenario) ? "zookeeper" : "kraft"},
+                        {"quorum", cluster.at("controller").value("quorum", "static")},
                         {"nodes", cluster.at("nodes")},
                         {"voters", cluster.at("controller").at("voters")},
                         {"broker_config", broker_config},
@@ -241,6 +242,7 @@ std::string KafkaSession::prepare(const json& scenario) {
                     {"nodes", cluster["nodes"]},
                     {"voters", cluster["controller"]["voters"]},
                     {"zookeeper", zookeeper_scenario(scenario)},
+                    {"quorum", cluster["controller"].value("quorum", "static")},
                     {"broker_config", broker_key},
                     {"features", cluster.value("features", json::object())},
                     {"powerfs", needs_powerfs(scenario)}};

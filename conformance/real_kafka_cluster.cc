@@ -1,6 +1,7 @@
 // The Kafka adapter (see real_kafka_cluster.h).
 #include "conformance/real_kafka_cluster.h"
 
+#include <cstdio>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -106,6 +107,15 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
   }
   if (std::string zk = zookeeper_not_executable(scenario, kafka_version); !zk.empty()) return zk;
   if (std::string off = fix_off_not_executable(scenario, kafka_version); !off.empty()) return off;
+  // KIP-853's dynamic quorum (kafka-storage format --initial-controllers, AddRaftVoter)
+  // shipped in Kafka 3.9.0.
+  if (scenario.value("cluster", json::object()).value("controller", json::object()).value("quorum", "") == "dynamic") {
+    int major = 0, minor = 0;
+    if (std::sscanf(kafka_version.c_str(), "%d.%d", &major, &minor) != 2 || major < 3 || (major == 3 && minor < 9)) {
+      return "the scenario runs on a dynamic KRaft quorum (KIP-853: --initial-controllers, AddRaftVoter), which "
+             "Kafka " + kafka_version + " does not have (3.9.0 and later)";
+    }
+  }
   std::vector<int> voters;
   if (scenario.contains("cluster")) {
     for (const json& v : scenario["cluster"].value("controller", json::object()).value("voters", json::array()))
@@ -144,12 +154,17 @@ std::string not_executable_reason(const json& scenario, const std::string& kafka
       }
       return false;
     }();
-    if (kind == "disk" && restarted_later && std::find(voters.begin(), voters.end(), node) != voters.end() &&
+    // On a dynamic quorum (controller.quorum=dynamic) the partition model describes the
+    // observer window and the operator's RemoveVoter / AddVoter, and the driver formats the
+    // wiped node with --no-initial-controllers: executable.
+    const bool dynamic = scenario["cluster"].value("controller", json::object()).value("quorum", "") == "dynamic";
+    if (kind == "disk" && restarted_later && !dynamic &&
+        std::find(voters.begin(), voters.end(), node) != voters.end() &&
         scenario["cluster"].value("controller", json::object()).value("placement", "") == "combined") {
       return where + ": a combined broker+controller node restarted after its disk loss rejoins the KRaft quorum "
-                     "on an empty metadata log: on the static quorum it would vote as if it had the log, and KIP-853's "
-                     "dynamic quorum makes it an observer until it is removed and re-added, neither of which the "
-                     "partition model describes; such a scenario needs dedicated controllers";
+                     "on an empty metadata log: on the static quorum (controller.quorum.voters, kraft.version 0) it "
+                     "would vote as if it had the log, which the partition model does not describe; a trace of "
+                     "--set controller.quorum=dynamic (KIP-853: an observer until RemoveVoter and AddVoter) runs";
     }
   }
   return "";
@@ -178,6 +193,14 @@ std::vector<std::string> kafka_mismatches(const cut::Condition& c, const cut::Pa
     drop(mapped_c.last_known_elr, o.last_known_elr == unknown_list, "last_known_elr");
     drop(mapped_c.fenced, o.fenced == unknown_list, "fenced");
     drop(mapped_c.hw, o.hw == kUnknown, "hw");
+  }
+  // Dynamic quorum (KIP-853): DescribeQuorum is answered by the quorum's leader only; with
+  // no leader (no majority) the voter set is not observable, and later waits compare it.
+  if (o.voters == std::vector<int>{kUnknown}) {
+    for (auto* field : {&mapped_c.voters, &mapped_c.observers}) {
+      if (*field && skipped != nullptr) skipped->push_back("voters/observers: no quorum leader answers DescribeQuorum");
+      field->reset();
+    }
   }
   // The trace's HW is the acting leader's; "none" because the elected leader has not yet
   // replayed its own election (its view stale) is the same unheld metadata propagation.
@@ -766,6 +789,19 @@ void RealKafkaCluster::resume(int node) {
   end(step);
 }
 
+void RealKafkaCluster::remove_voter(int node) {
+  const int step = begin("remove_voter");
+  session_.call({{"op", "remove_voter"}, {"node", node}, {"timeout_ms", 30000}}, milliseconds(45000));
+  end(step);
+}
+
+void RealKafkaCluster::add_voter(int node) {
+  const int step = begin("add_voter");
+  // The driver retries while AddVoterHandler finds the observer lagging (isReplicaCaughtUp).
+  session_.call({{"op", "add_voter"}, {"node", node}, {"timeout_ms", 60000}}, milliseconds(75000));
+  end(step);
+}
+
 void RealKafkaCluster::elect_preferred(int leader) {
   const int step = begin("elect_preferred");
   session_.call({{"op", "elect_preferred"}, {"leader", leader}, {"timeout_ms", 30000}}, milliseconds(45000));
@@ -786,6 +822,12 @@ cut::PartitionObservation RealKafkaCluster::describe_partition() {
   o.elr = ints_or_unknown(d.value("elr", json::array()));
   o.last_known_elr = ints_or_unknown(d.value("last_known_elr", json::array()));
   o.fenced = ints_or_unknown(d.value("fenced", json()));
+  // Dynamic quorum only: the driver adds the voter set and the controllers running as
+  // observers (DynamicQuorum.describe); null when no quorum leader answered.
+  if (d.contains("voters")) {
+    o.voters = ints_or_unknown(d["voters"]);
+    o.observers = ints_or_unknown(d.value("observers", json()));
+  }
   const bool hw_unknown = [&] {
     for (const json& u : d.value("unknown", json::array()))
       if (u == "hw") return true;

@@ -79,6 +79,8 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void elect_preferred(int leader) override;
   void pause(int node) override;
   void resume(int node) override;
+  void remove_voter(int node) override;
+  void add_voter(int node) override;
   cut::PartitionObservation describe_partition() override;
   std::vector<std::string> differences(const cut::Condition& c, const cut::PartitionObservation& o) override {
     return kafka_mismatches(c, o);

@@ -103,6 +103,9 @@ inline Step stale_leader_and_isr(int broker) { return {ActionKind::StaleLeaderAn
 inline Step assign_replicas_to_dirs(int broker) { return {ActionKind::AssignReplicasToDirs, broker}; }
 inline Step pause(int node) { return {ActionKind::Pause, node}; }
 inline Step resume(int node) { return {ActionKind::Resume, node}; }
+// KIP-853 (controller.quorum=dynamic).
+inline Step remove_voter(int node) { return {ActionKind::RemoveVoter, node}; }
+inline Step add_voter(int node) { return {ActionKind::AddVoter, node}; }
 
 inline std::string describe(const Step& step) {
   static constexpr const char* kNames[] = {
@@ -111,7 +114,8 @@ inline std::string describe(const Step& step) {
       "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
       "Restart",         "Cut",               "Heal",           "Flush",              "CheckpointHw",
       "Consume",         "SessionExpiry",     "BrokerBounce",   "DeposedWrite",       "StaleLeaderAndIsr",
-      "AssignReplicasToDirs", "Pause", "Resume", "Reassign"};
+      "AssignReplicasToDirs", "Pause", "Resume", "Reassign", "RemoveVoter", "AddVoter"};
+  static_assert(std::size(kNames) == static_cast<size_t>(ActionKind::kCount));
   std::ostringstream out;
   out << kNames[static_cast<int>(step.kind)] << "{node=";
   auto field = [&](int v) {
@@ -368,6 +372,9 @@ inline const std::vector<NamedConfig>& walk_configs() {
       // Reassignments (KIP-455) onto a fourth broker and back, consumers on followers (KIP-392).
       {"reassign", {"brokers=4", "bounds.max_reassignments=3", "faults.max_crashes=2",
                     "consumer_fetch_from=any-replica"}},
+      // KIP-853's dynamic quorum: wiped voters as observers, RemoveVoter and AddVoter.
+      {"dynamic-quorum", {"controller.quorum=dynamic", "faults.max_crashes=3", "faults.max_disk_losses=2",
+                          "faults.max_lossy_crashes=0"}},
     };
     for (NamedConfig& nc : list) nc.overrides = pinned(nc.overrides);
     list.insert(list.begin(), NamedConfig{"default", {}});

@@ -123,7 +123,8 @@ TEST(RecordingFormat, BadLinesNameTheLineTheFieldAndTheAllowedValues) {
   EXPECT_NE(error("{\"format\":\"isrcheck-trace\"}\n").find("line 1: format: the first line must be the header"),
             std::string::npos);
   EXPECT_NE(error(header + R"({"seq":1,"kind":"fault","op":"explode","node":0})").find(
-                "line 2: op: \"explode\" is not allowed (crash, restart, cut, heal, pause, resume, elect_preferred)"),
+                "line 2: op: \"explode\" is not allowed (crash, restart, cut, heal, pause, resume, elect_preferred, "
+                "remove_voter, add_voter)"),
             std::string::npos);
   EXPECT_NE(error(header + R"({"seq":1,"kind":"fault","op":"crash","node":0,"crash_kind":"melt"})")
                 .find("line 2: crash_kind: \"melt\" is not allowed (kill, clean, power, disk)"),

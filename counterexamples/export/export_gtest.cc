@@ -66,7 +66,7 @@ void condition_code(std::ostream& out, const ordered_json& until, const ordered_
   out << indent << "Condition c;\n";
   if (until.contains("leader")) out << indent << "c.leader = " << node_code(until["leader"]) << ";\n";
   if (until.contains("leader_epoch")) out << indent << "c.leader_epoch = " << until["leader_epoch"].dump() << ";\n";
-  for (const char* set : {"isr", "elr", "last_known_elr", "fenced"}) {
+  for (const char* set : {"isr", "elr", "last_known_elr", "fenced", "voters", "observers"}) {
     if (until.contains(set)) out << indent << "c." << set << " = " << ints_code(until[set]) << ";\n";
   }
   if (until.contains("hw")) out << indent << "c.hw = " << node_code(until["hw"]) << ";\n";
@@ -270,7 +270,7 @@ std::string scenario_to_gtest(const ordered_json& scenario, GtestKind kind) {
           << ");\n";
     } else if (op == "elect_preferred") {
       out << "  cluster->elect_preferred(" << step["leader"].dump() << ");\n";
-    } else if (op == "pause" || op == "resume") {
+    } else if (op == "pause" || op == "resume" || op == "remove_voter" || op == "add_voter") {
       out << "  cluster->" << op << "(" << step["node"].dump() << ");\n";
     } else if (op == "wait") {
       out << "  {\n";
@@ -283,7 +283,7 @@ std::string scenario_to_gtest(const ordered_json& scenario, GtestKind kind) {
     } else {
       throw TraceFormatError("steps[].op", "unknown \"" + op +
                                                "\"; allowed: produce, expire_send, consume, crash, restart, "
-                                               "cut, heal, elect_preferred, pause, resume, wait");
+                                               "cut, heal, elect_preferred, pause, resume, remove_voter, add_voter, wait");
     }
   }
 

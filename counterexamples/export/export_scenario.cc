@@ -27,7 +27,8 @@ namespace {
 // Action kinds a harness performs itself; every other kind is the cluster's own doing.
 constexpr std::string_view kHarnessKinds[] = {"Produce", "ProduceTimeout", "Crash",   "Restart",
                                               "Cut",     "Heal",           "Consume", "PreferredElection",
-                                              "Pause",   "Resume"};
+                                              "Pause",   "Resume",         "RemoveVoter",
+                                              "AddVoter"};
 // Every kind of the partition model (spec/partition/describe.cc), to refuse traces we do not know.
 constexpr std::string_view kInternalKinds[] = {
     "Fetch",          "FetchResponse",  "EpochQuery",        "ShrinkIsr",      "AlterPartition",
@@ -169,6 +170,10 @@ ordered_json cluster_section(const json& config) {
   // ZooKeeper mode: the voters are the ZooKeeper ensemble and the controller is a broker
   // (docs/model.md, "ZooKeeper-mode controller"); KRaft scenarios keep their old form.
   if (field(controller, "mode") == "zookeeper") controller_out["mode"] = "zookeeper";
+  // KIP-853: the harness formats a dynamic quorum (--initial-controllers, directory ids
+  // chosen before the format, controller.quorum.bootstrap.servers); static scenarios keep
+  // their old form.
+  if (field(controller, "quorum") == "dynamic") controller_out["quorum"] = "dynamic";
   return {{"nodes", node_list},
           {"controller", controller_out},
           {"protocol", {{"generation", protocol}, {"kafka_versions", protocol_kafka_versions(protocol)}}},
@@ -250,6 +255,8 @@ ordered_json op_for(const json& action, const json& before, const json& after, c
           {"expect_record", read.is_array() && static_cast<int>(read.size()) > offset ? read[offset] : json()}};
   } else if (kind == "Pause" || kind == "Resume") {
     op = {{"op", kind == "Pause" ? "pause" : "resume"}, {"node", field(action, "node")}};
+  } else if (kind == "RemoveVoter" || kind == "AddVoter") {
+    op = {{"op", kind == "RemoveVoter" ? "remove_voter" : "add_voter"}, {"node", field(action, "node")}};
   } else if (kind == "PreferredElection") {
     op = {{"op", "elect_preferred"}, {"leader", field(action, "leader")}};
   }
@@ -287,6 +294,11 @@ ordered_json observable_state(const json& state, const json& config) {
     out["last_known_elr"] = field(controller, "last_known_elr");
   }
   out["fenced"] = field(controller, "fenced");
+  // Dynamic quorum (KIP-853): the voter set's ids and the wiped voters running as observers.
+  if (controller.contains("voter_set")) {
+    out["voters"] = field(controller, "voter_set");
+    out["observers"] = field(controller, "observers");
+  }
   out["hw"] = leader < 0 ? json() : field(field(*node_of(state, leader), "replica"), "hw");
   ordered_json replicas = ordered_json::object();
   const json& nodes = field(state, "nodes");

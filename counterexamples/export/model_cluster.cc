@@ -61,6 +61,8 @@ cut::PartitionObservation observe(const spec::PartitionModel& model, const spec:
   if (o.contains("last_known_elr")) out.last_known_elr = ints(o["last_known_elr"]);
   out.fenced = ints(o.at("fenced"));
   out.hw = int_or_none(o.at("hw"));
+  if (o.contains("voters")) out.voters = ints(o["voters"]);
+  if (o.contains("observers")) out.observers = ints(o["observers"]);
   for (const auto& [id, r] : o.at("replicas").items()) {
     cut::ReplicaObservation rep;
     rep.alive = r.at("alive").get<bool>();
@@ -144,6 +146,8 @@ cut::SendResult ModelCluster::produce_response_lost(int record, int broker) {
 
 void ModelCluster::pause(int node) { take({{"kind", "Pause"}, {"node", node}}); }
 void ModelCluster::resume(int node) { take({{"kind", "Resume"}, {"node", node}}); }
+void ModelCluster::remove_voter(int node) { take({{"kind", "RemoveVoter"}, {"node", node}}); }
+void ModelCluster::add_voter(int node) { take({{"kind", "AddVoter"}, {"node", node}}); }
 
 cut::SendResult ModelCluster::expire_send(int record) {
   take({{"kind", "ProduceTimeout"}, {"record", record}});

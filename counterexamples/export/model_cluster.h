@@ -44,6 +44,8 @@ class ModelCluster : public cut::ClusterUnderTest {
   void elect_preferred(int leader) override;
   void pause(int node) override;
   void resume(int node) override;
+  void remove_voter(int node) override;
+  void add_voter(int node) override;
   cut::PartitionObservation describe_partition() override;
   bool wait_until(const cut::Condition& c, std::string* why) override;
 

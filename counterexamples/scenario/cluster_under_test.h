@@ -73,6 +73,10 @@ struct PartitionObservation {
   int hw = kNone;                  // ListOffsets(latest) answered by the leader; kNone without one
   std::map<int, ReplicaObservation> replicas;
   std::map<int, SendResult> sends; // record id -> result, for records sent so far
+  // KIP-853 dynamic quorum (DescribeQuorum / Admin.describeMetadataQuorum): the ids of
+  // the voter set's keys, and the controller-role nodes that run as observers (a voter
+  // whose disk was lost, on its new directory id). Empty on a static quorum.
+  std::vector<int> voters, observers;
 };
 
 // A condition on the observation: every field that is set must match.
@@ -93,6 +97,7 @@ struct Condition {
   std::optional<int> hw;
   std::map<int, ReplicaCondition> replicas;
   std::map<int, SendResult> sends;
+  std::optional<std::vector<int>> voters, observers;  // dynamic quorum only
   // Hints for model adapters only (a real cluster ignores them): the digest of the model
   // state the trace reached and the number of internal model steps it took to get there.
   std::string model_state;
@@ -137,6 +142,8 @@ inline std::vector<std::string> mismatches(const Condition& c, const PartitionOb
   compare("last_known_elr", c.last_known_elr, o.last_known_elr, out);
   compare("fenced", c.fenced, o.fenced, out);
   compare("hw", c.hw, o.hw, out);
+  compare("voters", c.voters, o.voters, out);
+  compare("observers", c.observers, o.observers, out);
   for (const auto& [node, rc] : c.replicas) {
     const std::string who = "replica " + std::to_string(node) + " ";
     auto it = o.replicas.find(node);
@@ -199,6 +206,11 @@ class ClusterUnderTest {
   // (SIGCONT). A frozen node keeps its state but takes no step; its sessions expire.
   virtual void pause(int node) = 0;
   virtual void resume(int node) = 0;
+  // KIP-853 dynamic quorum: an operator removes the voter key of `node` that names its
+  // lost directory (Admin.removeRaftVoter / kafka-metadata-quorum remove-controller), and
+  // adds its new key once it caught up (Admin.addRaftVoter / add-controller).
+  virtual void remove_voter(int node) = 0;
+  virtual void add_voter(int node) = 0;
 
   virtual PartitionObservation describe_partition() = 0;
   // The fields of `o` that break `c`, on what this implementation exposes: `mismatches`

@@ -83,7 +83,8 @@ void check_observation(const json& state, const std::string& where) {
       if (!node_or_null(v)) bad(key, "an integer or null");
     } else if (key == "leader_epoch") {
       if (!v.is_number_integer()) bad(key, "an integer");
-    } else if (key == "isr" || key == "elr" || key == "last_known_elr" || key == "fenced") {
+    } else if (key == "isr" || key == "elr" || key == "last_known_elr" || key == "fenced" || key == "voters" ||
+               key == "observers") {
       if (!ints(v)) bad(key, "an array of node ids");
     } else if (key == "replicas") {
       if (!v.is_object()) bad(key, "an object of node id -> replica");
@@ -117,7 +118,7 @@ void check_observation(const json& state, const std::string& where) {
         }
       }
     } else {
-      bad(key, "one of leader, leader_epoch, isr, elr, last_known_elr, fenced, hw, replicas, sends");
+      bad(key, "one of leader, leader_epoch, isr, elr, last_known_elr, fenced, hw, replicas, sends, voters, observers");
     }
   }
 }
@@ -279,6 +280,11 @@ json recorded_observation(const cut::PartitionObservation& o, int unknown_value)
   list("elr", o.elr);
   list("last_known_elr", o.last_known_elr);
   list("fenced", o.fenced);
+  // Dynamic quorum only (KIP-853): static clusters' recordings keep their shape.
+  if (!o.voters.empty()) {
+    list("voters", o.voters);
+    list("observers", o.observers);
+  }
   optional_node("hw", o.hw);
   json replicas = json::object();
   for (const auto& [id, r] : o.replicas) {

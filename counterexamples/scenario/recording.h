@@ -30,7 +30,7 @@ inline constexpr int kRecordingFormatVersion = 1;
 // the KRaft controller committed to `__cluster_metadata` (docs/recording.md, "Decisions").
 inline constexpr const char* kRecordingKinds[] = {"fault", "client", "observe", "note", "sample", "decision"};
 inline constexpr const char* kRecordingFaultOps[] = {"crash", "restart", "cut", "heal", "pause", "resume",
-                                                     "elect_preferred"};
+                                                     "elect_preferred", "remove_voter", "add_voter"};
 inline constexpr const char* kRecordingClientOps[] = {"produce", "expire_send", "consume"};
 // `partition`: PartitionRecord / PartitionChangeRecord of the scenario's partition, with
 // the partition state after it; the others: broker registrations and their fencing.
@@ -42,7 +42,7 @@ struct RecordedEvent {
   std::string kind;            // fault, client, observe, note, sample
   std::string op;              // fault and client events
   std::optional<int> group;    // events of one group: order unknown among them
-  int node = -1;               // crash, restart, cut, heal, pause, resume
+  int node = -1;               // crash, restart, cut, heal, pause, resume, remove_voter, add_voter
   std::string crash_kind;      // crash: kill, clean, power, disk
   std::string side;            // cut, heal: quorum, brokers, clients
   int leader = -1;             // elect_preferred

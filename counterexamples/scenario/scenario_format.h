@@ -17,7 +17,8 @@ inline constexpr const char* kScenarioSections[] = {"cluster", "topic", "clients
 // cluster's own steps (docs/scenarios.md, "Steps").
 inline constexpr const char* kScenarioOps[] = {"produce", "expire_send", "crash",           "restart",
                                                "cut",     "heal",        "consume",         "elect_preferred",
-                                               "pause",   "resume",      "wait"};
+                                               "pause",   "resume",      "remove_voter",    "add_voter",
+                                               "wait"};
 
 // clients.producer.records_per_send: Kafka records per model record, sent as one batch
 // (docs/conformance.md, "A model record as a batch"); absent means 1.

@@ -49,6 +49,8 @@ cut::Condition scenario_condition(const json& until, const std::string& field) {
   if (until.contains("last_known_elr")) c.last_known_elr = int_list(until["last_known_elr"], field + ".last_known_elr");
   if (until.contains("fenced")) c.fenced = int_list(until["fenced"], field + ".fenced");
   if (until.contains("hw")) c.hw = opt_int(until["hw"]);
+  if (until.contains("voters")) c.voters = int_list(until["voters"], field + ".voters");
+  if (until.contains("observers")) c.observers = int_list(until["observers"], field + ".observers");
   const json replicas_1 = until.value("replicas", json::object());
   for (const auto& [id, r] : replicas_1.items()) {
     cut::ReplicaCondition& rc = c.replicas[std::stoi(id)];

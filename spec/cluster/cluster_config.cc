@@ -153,6 +153,12 @@ ClusterConfig load_config(const nlohmann::json* document, const std::vector<std:
                                                   "partition model, --model partition), got " +
                                                       std::to_string(c.partition.bounds.max_reassignments));
 
+  // The partition model's dynamic quorum (KIP-853, spec/partition/voters.cc) is its own
+  // abstraction of the voter set; the composed model's voters are the KRaft model's.
+  if (c.partition.controller.quorum != QuorumKind::Static)
+    throw ConfigError("controller.quorum", "must be \"static\" for --model cluster (the dynamic quorum is modelled by "
+                                           "the partition model, --model partition), got \"dynamic\"");
+
   const int voters = c.partition.controller.voters;
   if (voters != 3 && voters != 5)
     throw ConfigError("controller.voters", "must be 3 or 5 for --model cluster (the KRaft quorum sizes the model "

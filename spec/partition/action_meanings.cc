@@ -66,6 +66,10 @@ const std::vector<NameRow>& partition_action_meanings() {
                    "at once, the old ones leave it once every target replica is in the ISR (Admin."
                    "alterPartitionReassignments, KIP-455; ReplicationControlManager.changePartitionReassignment, "
                    "PartitionChangeBuilder.completeReassignmentIfNeeded)", {}},
+      {"RemoveVoter", "an operator removes the voter key of a controller whose disk was lost from the voter set "
+                      "(dynamic quorum, KIP-853: Admin.removeRaftVoter, kafka-raft RemoveVoterHandler)", {}},
+      {"AddVoter", "an operator adds a caught-up observer's new voter key, with its new directory id, to the voter set "
+                   "(dynamic quorum, KIP-853: Admin.addRaftVoter, kafka-raft AddVoterHandler, LeaderState.isReplicaCaughtUp)", {}},
   };
   return rows;
 }

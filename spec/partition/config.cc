@@ -222,7 +222,11 @@ void parse_fixes(const json& v, Explicit& given) {
 }
 
 void parse_controller(const json& v, ControllerConfig& c, Explicit& given) {
-  check_keys(v, "controller", {"placement", "voters", "mode"});
+  check_keys(v, "controller", {"placement", "voters", "mode", "quorum"});
+  if (v.contains("quorum")) {
+    c.quorum = read_choice<QuorumKind>(v["quorum"], "controller.quorum",
+                                       {{"static", QuorumKind::Static}, {"dynamic", QuorumKind::Dynamic}});
+  }
   if (v.contains("mode")) {
     c.mode = read_choice<ControllerMode>(v["mode"], "controller.mode",
                                          {{"zookeeper", ControllerMode::Zookeeper}, {"kraft", ControllerMode::Kraft}});
@@ -463,6 +467,18 @@ void validate(const Config& c) {
                                              std::string(protocol_name(c.protocol)) + "\"'s Kafka releases; allowed: " +
                                              quoted_list(allowed));
   }
+  if (c.controller.quorum == QuorumKind::Dynamic) {
+    // KIP-853 shipped in Kafka 3.9 (kraft.version 1), a KRaft feature: ZooKeeper mode and
+    // the generations whose releases all predate 3.9 have only the static voter set.
+    if (c.controller.mode != ControllerMode::Kraft) {
+      throw ConfigError("controller.quorum", "\"dynamic\" (KIP-853) needs controller.mode \"kraft\"; allowed with \"" +
+                                                 std::string(controller_mode_name(c.controller.mode)) + "\": \"static\"");
+    }
+    if (c.protocol < Protocol::Kip903) {
+      throw ConfigError("controller.quorum", "\"dynamic\" (KIP-853, Kafka 3.9) needs protocol \"kip-903\" or later (got \"" +
+                                                 std::string(protocol_name(c.protocol)) + "\"); allowed: \"static\"");
+    }
+  }
   if (c.eligible_leader_replicas && c.protocol < Protocol::Kip966) {
     throw ConfigError("eligible_leader_replicas",
                       "true needs protocol \"kip-966\" (got \"" +
@@ -561,6 +577,8 @@ std::string_view controller_mode_name(ControllerMode m) {
   return m == ControllerMode::Zookeeper ? "zookeeper" : "kraft";
 }
 
+std::string_view quorum_kind_name(QuorumKind q) { return q == QuorumKind::Dynamic ? "dynamic" : "static"; }
+
 const std::vector<Protocol>& all_protocols() {
   static const std::vector<Protocol> protocols = [] {
     std::vector<Protocol> out;
@@ -632,6 +650,7 @@ nlohmann::json to_json(const Config& c) {
   if (c.faults.max_pauses != 0) doc["faults"]["max_pauses"] = c.faults.max_pauses;
   if (c.bounds.max_reassignments != 0) doc["bounds"]["max_reassignments"] = c.bounds.max_reassignments;
   if (c.consumer_fetch_from != ConsumerFetchFrom::Leader) doc["consumer_fetch_from"] = "any-replica";
+  if (c.controller.quorum != QuorumKind::Static) doc["controller"]["quorum"] = std::string(quorum_kind_name(c.controller.quorum));
   return doc;
 }
 
@@ -641,6 +660,7 @@ nlohmann::json describe_json(const Config& c) {
   doc["faults"]["max_pauses"] = c.faults.max_pauses;
   doc["bounds"]["max_reassignments"] = c.bounds.max_reassignments;
   doc["consumer_fetch_from"] = c.consumer_fetch_from == ConsumerFetchFrom::Leader ? "leader" : "any-replica";
+  doc["controller"]["quorum"] = std::string(quorum_kind_name(c.controller.quorum));
   return doc;
 }
 

@@ -33,6 +33,12 @@ enum class Placement : uint8_t { Combined, Dedicated };
 // controller"): a broker elected through ZooKeeper (Kafka up to 3.x), or the KRaft quorum
 // (2.8+, the only mode from 4.0).
 enum class ControllerMode : uint8_t { Kraft, Zookeeper };
+// How the KRaft voter set is defined (Kafka's operations docs, "Static versus Dynamic
+// KRaft Quorums"; KIP-853). Static: `controller.quorum.voters`, kraft.version 0, voters
+// known by id alone. Dynamic: formatted with `--standalone` / `--initial-controllers`,
+// configured with `controller.quorum.bootstrap.servers`, kraft.version 1: a voter is a
+// replica key (id, directory id), changed only by AddRaftVoter / RemoveRaftVoter.
+enum class QuorumKind : uint8_t { Static, Dynamic };
 
 // Protocol generations, oldest first; each includes the fixes of those before it.
 enum class Protocol : uint8_t { HwTruncation, Kip101, Kip279, Kip320, Kip497, Kip903, Kip966 };
@@ -71,6 +77,10 @@ struct ControllerConfig {
   // resolved: zookeeper for generations up to kip-497, kraft from kip-903. Under
   // zookeeper the voters are the ZooKeeper ensemble and the controller is a broker.
   ControllerMode mode = ControllerMode::Kraft;
+  // KRaft only. Static keeps every count of the model before the key existed; a combined
+  // voter that lost its disk then comes back as the same voter. Dynamic: it comes back
+  // as an observer until an operator's RemoveVoter and AddVoter (queries.h, voters.cc).
+  QuorumKind quorum = QuorumKind::Static;
 };
 
 struct FaultBudget {
@@ -173,6 +183,8 @@ std::string_view protocol_description(Protocol p);
 // The controller modes a generation's Kafka releases offer, the default first.
 std::vector<ControllerMode> controller_modes_for(Protocol p);
 std::string_view controller_mode_name(ControllerMode m);
+// The `controller.quorum` value as the configuration spells it: "static" or "dynamic".
+std::string_view quorum_kind_name(QuorumKind q);
 const std::vector<Protocol>& all_protocols();
 
 // The built-in default model (no --config).

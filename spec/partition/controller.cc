@@ -300,7 +300,7 @@ void controller_actions(const Config& c, const State& s, ActionList& out) {
   if (!live_voter(c, s, ctl.active) && epoch_fits(ctl.controller_epoch + 1, kMaxEpoch - 1)) {
     int live = 0;
     for (int n = 0; n < c.nodes(); ++n) live += live_voter(c, s, n);
-    if (2 * live > c.controller.voters) {
+    if (2 * live > voter_set_size(c, s)) {
       for (int n = 0; n < c.nodes(); ++n)
         if (live_voter(c, s, n)) out.add(ActionKind::ControllerFailover, n);
     }

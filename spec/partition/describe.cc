@@ -17,7 +17,7 @@ constexpr const char* kKindNames[] = {
     "UncleanElection", "PreferredElection", "MetadataUpdate", "ControllerFailover", "Crash",
     "Restart",        "Cut",             "Heal",            "Flush",             "CheckpointHw",
     "Consume",        "SessionExpiry",   "BrokerBounce",    "DeposedWrite",      "StaleLeaderAndIsr",
-    "AssignReplicasToDirs", "Pause", "Resume", "Reassign"};
+    "AssignReplicasToDirs", "Pause", "Resume", "Reassign", "RemoveVoter", "AddVoter"};
 static_assert(std::size(kKindNames) == static_cast<size_t>(ActionKind::kCount));
 
 const char* stop_name(int kind) {
@@ -126,7 +126,9 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::StaleLeaderAndIsr: j["broker"] = a.node; break;
     case K::AssignReplicasToDirs: j["broker"] = a.node; break;
     case K::Pause:
-    case K::Resume: j["node"] = a.node; break;
+    case K::Resume:
+    case K::RemoveVoter:
+    case K::AddVoter: j["node"] = a.node; break;
     case K::Reassign: {
       Json target = Json::array();
       for (int n = 0; n < kMaxReplicas; ++n)
@@ -260,6 +262,18 @@ json state_to_json(const PartitionModel& m, const State& s) {
   // Only during a reassignment (KIP-455), so that other states read as before.
   if (ctl.adding != 0) controller["adding"] = set_json(ctl.adding);
   if (ctl.removing != 0) controller["removing"] = set_json(ctl.removing);
+  // Only on a dynamic quorum (KIP-853), so that other states read as before.
+  if (c.controller.quorum == QuorumKind::Dynamic) {
+    json voters = json::array(), observers = json::array();
+    for (int n = 0; n < c.nodes(); ++n) {
+      if (!c.is_voter(n)) continue;
+      if (!contains(ctl.removed_voters, n)) voters.push_back(n);
+      if (contains(ctl.stale_voters, n) && s.nodes[n].alive) observers.push_back(n);
+    }
+    controller["voter_set"] = voters;              // ids whose key the voter set holds
+    controller["stale_voters"] = set_json(ctl.stale_voters);  // keys naming a lost directory
+    controller["observers"] = observers;           // running on a new directory id, not voting
+  }
   if (rules::zk_mode(c)) {
     controller["mode"] = "zookeeper";
     controller["vacant"] = ctl.controller_vacant != 0;

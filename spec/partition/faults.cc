@@ -161,6 +161,9 @@ void apply_crash(const Config& c, State& s, const Action& a) {
         // The replaced disk is formatted again: a new directory id (KIP-858,
         // MetaPropertiesEnsemble / DirectoryId.random at format time).
         if (c.fixes.directory_assignment && !zk_mode(c)) r.new_directory = 1;
+        // KIP-853: on a dynamic quorum the voter set's key for a voter on this node names
+        // the lost directory: the node comes back an observer (voters.cc).
+        if (c.controller.quorum == QuorumKind::Dynamic && c.is_voter(n)) s.controller.stale_voters |= bit(n);
         break;
       case StopKind::None:
         break;

@@ -98,6 +98,7 @@ int PartitionModel::enabled_actions(const State& s, Action* out) const {
   rules::replication_actions(config_, s, list);
   rules::isr_actions(config_, s, list);
   rules::controller_actions(config_, s, list);
+  rules::voter_actions(config_, s, list);
   rules::consumer_actions(config_, s, list);
   rules::fault_actions(config_, s, list);
   return list.count;
@@ -137,6 +138,8 @@ State PartitionModel::next_state(const State& from, const Action& a) const {
     case K::Pause: rules::apply_pause(c, s, a); break;
     case K::Resume: rules::apply_resume(c, s, a); break;
     case K::Reassign: rules::apply_reassign(c, s, a); break;
+    case K::RemoveVoter: rules::apply_remove_voter(c, s, a); break;
+    case K::AddVoter: rules::apply_add_voter(c, s, a); break;
     case K::kCount: break;
   }
   update_history(s);

@@ -7,6 +7,7 @@
 //   spec/partition/high_watermark.cc the leader's HW and delayed produce (maybeIncrementLeaderHW)
 //   spec/partition/isr.cc           ISR shrink / expand and AlterPartition (KIP-497, KIP-903, KIP-966)
 //   spec/partition/controller.cc    fencing, registration, elections (PartitionChangeBuilder)
+//   spec/partition/voters.cc        KIP-853: a wiped voter as an observer, RemoveVoter / AddVoter
 //   spec/partition/zookeeper.cc     the ZooKeeper-mode controller (sessions, BrokerChange, zkVersion)
 //   spec/partition/queries.cc       shared facts (quorum, reachability, acting leader, maximal ISR)
 //   spec/partition/log.cc           log operations: append (and flush policy), truncate
@@ -67,6 +68,9 @@ enum class ActionKind : uint8_t {
   Resume,             // node `node`'s process continues (SIGCONT)
   // Reassignment (bounds.max_reassignments):
   Reassign,           // an operator moves the partition to brokers `arg` (a set); `other` leads after
+  // KIP-853, controller.quorum=dynamic (voters.cc):
+  RemoveVoter,        // an operator removes voter `node`'s stale key (its disk was lost) from the voter set
+  AddVoter,           // an operator adds observer `node`'s new key to the voter set
   kCount
 };
 

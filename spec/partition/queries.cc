@@ -14,13 +14,22 @@ NodeSet assignment(const Config& c, const ControllerState& ctl) {
 }
 
 bool live_voter(const Config& c, const State& s, int node) {
-  return c.is_voter(node) && runs(s, node) && !(s.nodes[node].cut & kCutFromQuorum);
+  // KIP-853 (dynamic quorum): a node whose voter key is stale runs as an observer
+  // (VoterSet.VoterNode.isVoter compares the directory id): it neither votes nor counts
+  // for the high watermark, whatever it runs (stale_voters is zero on a static quorum).
+  return c.is_voter(node) && !contains(s.controller.stale_voters, node) && runs(s, node) &&
+         !(s.nodes[node].cut & kCutFromQuorum);
+}
+
+int voter_set_size(const Config& c, const State& s) {
+  // RemoveVoter shrinks the voter set; AddVoter gives the id back (voters.cc).
+  return c.controller.voters - size(s.controller.removed_voters);
 }
 
 bool zk_available(const Config& c, const State& s) {
   int live = 0;
   for (int n = 0; n < c.nodes(); ++n) live += live_voter(c, s, n);
-  return 2 * live > c.controller.voters;
+  return 2 * live > voter_set_size(c, s);
 }
 
 bool zk_session_live(const State& s, int node) {

@@ -29,8 +29,12 @@ bool zk_session_live(const State& s, int node);
 // before any dead broker of the same BrokerChange event, so until then the restarted
 // incarnation cannot be elected although it is still in the ISR.
 bool bounce_pending(const Config& c, const State& s, int b);
-// A voter that is alive and can talk to the other voters.
+// A voter that is alive and can talk to the other voters; on a dynamic quorum (KIP-853)
+// not one whose voter key is stale (a disk loss: it runs as an observer).
 bool live_voter(const Config& c, const State& s, int node);
+// The voters the quorum counts a majority of: controller.voters, less the keys an
+// operator's RemoveVoter took out (dynamic quorum, voters.cc).
+int voter_set_size(const Config& c, const State& s);
 // The controller can commit a metadata change: its active voter is live and a majority
 // of voters is live (KRaft commits a record once a majority has it, KIP-595). In
 // ZooKeeper mode: the ensemble has a majority and the controller broker holds its session.

@@ -209,6 +209,12 @@ void apply_heal(const Config& c, State& s, const Action& a);
 void apply_flush(const Config& c, State& s, const Action& a);
 void apply_checkpoint_hw(const Config& c, State& s, const Action& a);
 
+// KIP-853 (controller.quorum=dynamic, voters.cc): an operator's RemoveVoter of a stale
+// voter key and AddVoter of the node's new one.
+void voter_actions(const Config& c, const State& s, ActionList& out);
+void apply_remove_voter(const Config& c, State& s, const Action& a);
+void apply_add_voter(const Config& c, State& s, const Action& a);
+
 void consumer_actions(const Config& c, const State& s, ActionList& out);
 void apply_consume(const Config& c, State& s, const Action& a);
 

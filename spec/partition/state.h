@@ -169,6 +169,14 @@ struct ControllerState {
   NodeSet replicas = 0;
   NodeSet adding = 0;
   NodeSet removing = 0;
+  // KIP-853, controller.quorum=dynamic only (zero otherwise). A voter is a replica key
+  // (id, directory id) and VoterSet.VoterNode.isVoter matches both: a voter whose disk
+  // was lost is formatted again (--no-initial-controllers) with a new directory id, so
+  // the voter set's key for it names a directory it no longer has, and while it runs it
+  // is an observer (voters.cc). `stale_voters`: those voters; `removed_voters`: those of
+  // them whose old key an operator's RemoveVoter took out of the voter set.
+  NodeSet stale_voters = 0;
+  NodeSet removed_voters = 0;
 };
 
 // The outcome of each producer send, as the application sees it.

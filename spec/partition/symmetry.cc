@@ -84,6 +84,9 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   flags |= uint64_t{contains(ctl.replicas, n)} << 56;
   flags |= uint64_t{contains(ctl.adding, n)} << 57;
   flags |= uint64_t{contains(ctl.removing, n)} << 58;
+  // KIP-853 (controller.quorum=dynamic): its voter key is stale, or removed.
+  flags |= uint64_t{contains(ctl.stale_voters, n)} << 59;
+  flags |= uint64_t{contains(ctl.removed_voters, n)} << 60;
   if (n < c.replica_slots()) {
     const ReplicaState& r = s.replicas[n];
     flags |= uint64_t{r.new_directory} << 19;
@@ -130,6 +133,8 @@ void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   image.adding = map_set(p, from.adding);
   image.removing = map_set(p, from.removing);
   image.zk_queued_reconcile = map_set(p, from.zk_queued_reconcile);
+  image.stale_voters = map_set(p, from.stale_voters);
+  image.removed_voters = map_set(p, from.removed_voters);
   for (int n = 0; n < nodes; ++n) image.registered_epoch[p[n]] = from.registered_epoch[n];
 }
 

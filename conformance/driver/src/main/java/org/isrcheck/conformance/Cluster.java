@@ -74,6 +74,8 @@ final class Cluster implements TcpProxy.CutPolicy {
   final Map<String, String> features;
   // ZooKeeper mode (ZooKeeperMode): the controller-role nodes are the ZooKeeper ensemble.
   final boolean zookeeper;
+  // KIP-853 dynamic quorum (start_cluster "quorum": "dynamic"), null on a static one.
+  DynamicQuorum dynamic;
   private final Set<String> cuts = ConcurrentHashMap.newKeySet();
   // Brokers whose metadata-log fetches the controller proxies hold (hold_metadata).
   private final Set<Integer> metadataHolds = ConcurrentHashMap.newKeySet();
@@ -166,7 +168,8 @@ final class Cluster implements TcpProxy.CutPolicy {
       cfg.put("listener.security.protocol.map",
           "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,OBSERVER:PLAINTEXT,CONTROLLER:PLAINTEXT");
       cfg.put("controller.listener.names", "CONTROLLER");
-      cfg.put("controller.quorum.voters", quorumVoters);
+      if (dynamic != null) DynamicQuorum.configure(this, cfg);
+      else cfg.put("controller.quorum.voters", quorumVoters);
       cfg.put("log.dirs", n.dataDir.getAbsolutePath());
       cfg.putAll(brokerConfig);  // the scenario's values win
       n.writeConfig(cfg);
@@ -183,6 +186,7 @@ final class Cluster implements TcpProxy.CutPolicy {
     StringBuilder lines = new StringBuilder();
     for (Node n : which) {
       List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", n.config.getAbsolutePath()));
+      if (dynamic != null) args.addAll(dynamic.formatArgs(this, n));
       for (Map.Entry<String, String> f : features.entrySet()) {
         args.add("--feature");
         args.add(f.getKey() + "=" + f.getValue());
@@ -446,6 +450,7 @@ final class Cluster implements TcpProxy.CutPolicy {
     // and the state right after the loss (the node down, its log empty, not yet fenced)
     // is what a trace that ends with the loss observes.
     n.formatBeforeStart = true;
+    if (dynamic != null) dynamic.diskLost(n);
   }
 
   void start(Node n, boolean waitUnfenced, boolean waitServing, long deadline)
@@ -665,6 +670,12 @@ final class Cluster implements TcpProxy.CutPolicy {
         t.setDaemon(true);
         t.start();
       }
+    }
+    if (dynamic != null) {
+      final DynamicQuorum d = dynamic;
+      Thread t = new Thread(d::close, "quorum-admin-close");
+      t.setDaemon(true);
+      t.start();
     }
     for (Node n : nodes.values()) {
       n.expectedAlive = false;

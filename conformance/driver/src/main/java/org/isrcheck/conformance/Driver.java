@@ -128,7 +128,7 @@ public final class Driver {
       "cut", "heal", "drop_produce_responses", "dropped", "drop_produce_requests", "warm_producer", "hold_metadata", "release_metadata",
       "hold_registration", "release_registration", "gate_fetch", "release_fetch_gate", "hold_alter_partition",
       "release_alter_partition", "holds", "elect_preferred", "describe", "stop_cluster", "shutdown",
-      "controller", "metadata_log");
+      "controller", "metadata_log", "remove_voter", "add_voter");
 
   private void dispatch(String op, JsonNode req, ObjectNode resp) throws Exception {
     switch (op) {
@@ -416,10 +416,21 @@ public final class Driver {
         for (String line : c.metadataLog(topic, deadline(req, 60000))) decisions.add(mapper.readTree(line));
         return;
       }
+      case "remove_voter":
+      case "add_voter": {
+        if (c.dynamic == null) throw DriverException.badRequest(op + ": the cluster runs a static quorum (start_cluster \"quorum\": \"dynamic\")");
+        int id = intField(req, "node");
+        if (op.equals("remove_voter")) c.dynamic.removeVoter(c, id, deadline(req, 30000));
+        else c.dynamic.addVoter(c, id, deadline(req, 60000));
+        resp.put("node", id);
+        return;
+      }
       case "describe": {
         String topic = req.hasNonNull("topic") ? req.get("topic").asText() : c.topic;
         if (topic == null) throw DriverException.badRequest("topic: none given and no topic created");
-        ObjectNode d = Describer.describe(c, topic, deadline(req, 5000));
+        long describeDeadline = deadline(req, 5000);
+        ObjectNode d = Describer.describe(c, topic, describeDeadline);
+        if (c.dynamic != null) c.dynamic.describe(c, d, Math.max(describeDeadline, System.currentTimeMillis() + 2000));
         resp.setAll(d);
         return;
       }
@@ -503,7 +514,13 @@ public final class Driver {
       throw DriverException.badRequest("features: a ZooKeeper-mode cluster has no KRaft features to format with");
     }
     long t0 = System.currentTimeMillis();
+    String quorum = req.path("quorum").asText("static");
+    if (!quorum.equals("static") && !quorum.equals("dynamic")) {
+      throw DriverException.badRequest("quorum: \"" + quorum + "\" is not one of [static, dynamic]");
+    }
+    if (zookeeper && quorum.equals("dynamic")) throw DriverException.badRequest("quorum: \"dynamic\" needs controller_mode kraft");
     Cluster c = new Cluster(workDir, version, classpath, voters, heap, features, zookeeper);
+    if (quorum.equals("dynamic")) c.dynamic = new DynamicQuorum(voters);
     cluster = c;  // so that a failure below still stops what started
     try {
       c.setUp(roles, stringMap(req, "broker_config"), dataDirs);
@@ -528,6 +545,7 @@ public final class Driver {
     resp.put("cluster_id", c.clusterId);
     resp.put("kafka_version", version);
     resp.put("controller_mode", mode);
+    resp.put("quorum", quorum);
     resp.put("work_dir", workDir.getAbsolutePath());
     resp.put("pids_file", new File(workDir, "pids").getAbsolutePath());
     ArrayNode nodes = resp.putArray("nodes");
