@@ -71,11 +71,13 @@ bool unfair(const json& action, const json& state) {
     return false;
   }
   if (action.value("kind", "") != "ShrinkIsr") return false;
-  const int f = action.value("follower", -1);
-  for (const json& n : state.value("nodes", json::array())) {
-    if (n.value("id", -2) != f) continue;
-    return n.value("alive", false) && n.value("cut", json::array()).empty();
-  }
+  // A shrink of several followers at once is unfair when one of them is.
+  json removed = action.value("followers", json::array());
+  if (action.contains("follower")) removed.push_back(action["follower"]);
+  for (const json& f : removed)
+    for (const json& n : state.value("nodes", json::array()))
+      if (n.value("id", -2) == f.get<int>() && n.value("alive", false) && n.value("cut", json::array()).empty())
+        return true;
   return false;
 }
 

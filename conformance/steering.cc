@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -163,12 +164,29 @@ bool internal_of(const json& step, const std::string& kind, int n) {
   return false;
 }
 
-// Whether wait `step`'s internal steps shrink follower f ("ShrinkIsr(leader=0, follower=1)").
-bool shrinks(const json& step, int f) {
-  const std::string key = "follower=" + std::to_string(f) + ")";
-  for (const json& i : step.value("internal", json::array()))
-    if (i.is_string() && i.get<std::string>().rfind("ShrinkIsr(", 0) == 0 && i.get<std::string>().find(key) != std::string::npos)
+// Whether the internal step `text` is a ShrinkIsr that removes follower f, alone
+// ("ShrinkIsr(leader=0, follower=1)") or with others in one AlterPartition
+// ("ShrinkIsr(leader=0, followers=[1,2])").
+bool shrink_removes(const std::string& text, int f) {
+  if (text.rfind("ShrinkIsr(", 0) != 0) return false;
+  if (text.find("follower=" + std::to_string(f) + ")") != std::string::npos) return true;
+  const std::string key = "followers=[";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return false;
+  const size_t end = text.find(']', at);
+  std::stringstream list(text.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size()));
+  std::string id;
+  while (std::getline(list, id, ','))
+    if (id.find_first_not_of(" 0123456789") == std::string::npos && id.find_first_of("0123456789") != std::string::npos &&
+        std::stoi(id) == f)
       return true;
+  return false;
+}
+
+// Whether wait `step`'s internal steps shrink follower f.
+bool shrinks(const json& step, int f) {
+  for (const json& i : step.value("internal", json::array()))
+    if (i.is_string() && shrink_removes(i.get<std::string>(), f)) return true;
   return false;
 }
 
@@ -706,7 +724,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
     size_t at = internal.size();
     for (size_t k = 0; k < internal.size(); ++k) {
       const std::string text = internal[k].is_string() ? internal[k].get<std::string>() : "";
-      if (text.rfind(shrink_prefix, 0) == 0 && text.find("follower=" + std::to_string(f) + ")") != std::string::npos) {
+      if (shrink_removes(text, f)) {
         leader = std::atoi(text.c_str() + shrink_prefix.size());
         at = k;
         break;
@@ -726,6 +744,24 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       }
     bool second_fetch = false;
     for (size_t k = at + 1; k < internal.size() && internal[k] != alter; ++k) second_fetch = second_fetch || internal[k] == fetch;
+    // A shrink of several followers at once where more than one of them fetches again
+    // before the commit: each such follower's sequence releases the held AlterPartition
+    // after its own fetch, so the second one's fetch would come after the commit.
+    int fetching_again = 0;
+    const std::string shrink_text = at < internal.size() && internal[at].is_string() ? internal[at].get<std::string>() : "";
+    for (int g = 0; g < 16; ++g) {
+      if (!shrink_removes(shrink_text, g)) continue;
+      const std::string fetch_g = "Fetch(follower=" + std::to_string(g) + ", leader=" + std::to_string(leader) + ")";
+      bool again = false;
+      for (size_t k = at + 1; k < internal.size() && internal[k] != alter; ++k) again = again || internal[k] == fetch_g;
+      fetching_again += again ? 1 : 0;
+    }
+    if (fetching_again > 1) {
+      refuse("shrinks " + std::to_string(fetching_again) + " followers of N" + std::to_string(leader) +
+             " in one AlterPartition and lets each fetch once more before it commits: the harness lets one fetch through "
+             "per held AlterPartition (not executable with this harness)");
+      return;
+    }
     // The record it fetched last, produced since the previous observation.
     int record = -1;
     size_t produce = steps.size();

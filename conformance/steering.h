@@ -89,6 +89,11 @@
 //   proxies from the produce; inside the wait, once the shrink waits there, the gate opens
 //   for that fetch (the HW advances, the send is acked; no ISR expansion while an
 //   AlterPartition is in flight), the follower is cut, and the AlterPartition is let go.
+//   A shrink of several followers in one AlterPartition (ShrinkIsr(..., followers=[1,2]),
+//   Partition.maybeShrinkIsr's set) gets a fetch-reply cut for each of them: both are
+//   silent past replica.lag.time.max.ms, and the leader's next check removes them together.
+//   Not executable when more than one of them fetches again before the commit (the
+//   AlterPartition hold lets one fetch through).
 //   Not executable: a shrink of a follower that fetched nothing new (Kafka never does it),
 //   and a shrink that follows another ISR change of the same wait (two shrinks of one
 //   leader that Kafka may merge into one AlterPartition; the proxy does not parse which

@@ -628,6 +628,78 @@ TEST(Steering, ASecondShrinkInOneWaitIsNotExecutableWithThisHarness) {
   EXPECT_NE(why.find("not executable with this harness"), std::string::npos) << why;
 }
 
+// Partition.maybeShrinkIsr removes both lagging followers in one AlterPartition (the
+// model's ShrinkIsr of a set, "followers=[1,2]"): each gets its fetch-reply cut, and the
+// one shrink is no "second ISR change in the same wait". The rf2 cell widened to three
+// replicas, both followers fetching record 1 before the set shrink.
+TEST(Steering, ASetShrinkGetsAFetchReplyCutForEachFollower) {
+  json scenario = matrix_scenario("rf2-isr2-acksall-clean-noelr-combined-f1-lossy");
+  scenario["cluster"]["nodes"].push_back({{"id", 2}, {"roles", {"broker", "controller"}}});
+  scenario["cluster"]["controller"]["voters"] = {0, 1, 2};
+  scenario["topic"]["replication_factor"] = 3;
+  scenario["topic"]["replicas"] = {0, 1, 2};
+  auto add_replica = [](json& until, const json& log, const json& isr) {
+    until["replicas"]["2"] = {{"alive", true},
+                              {"leo", log.size()},
+                              {"log", log},
+                              {"view", {{"leader", 0}, {"leader_epoch", 0}, {"isr", isr}}}};
+  };
+  scenario["initial"]["until"]["isr"] = {0, 1, 2};
+  for (const char* r : {"0", "1"}) scenario["initial"]["until"]["replicas"][r]["view"]["isr"] = {0, 1, 2};
+  add_replica(scenario["initial"]["until"], json::array(), {0, 1, 2});
+  json steps = json::array();
+  for (size_t i = 0; i < 2; ++i) steps.push_back(scenario["steps"][i]);  // the produce and the wait
+  scenario["steps"] = steps;
+  json& wait = scenario["steps"][1];
+  wait["internal"] = {"Fetch(follower=1, leader=0)", "Fetch(follower=2, leader=0)",
+                      "ShrinkIsr(leader=0, followers=[1,2])", "AlterPartition(leader=0)"};
+  wait["until"]["replicas"]["1"]["view"]["isr"] = {0, 1, 2};
+  add_replica(wait["until"], json::array({json::array({0, 1})}), {0, 1, 2});
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(1), 1u);
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  for (int f : {1, 2}) {
+    const SteerAction* gate = find_action(plan.steps.at(1).before, SteerAction::Kind::GateFetch, f);
+    ASSERT_NE(gate, nullptr) << "N" << f;
+    EXPECT_EQ(gate->record, 1);
+    const SteerAction* seq = find_action(plan.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, f);
+    ASSERT_NE(seq, nullptr) << "N" << f;
+    EXPECT_EQ(seq->peer, 0);
+  }
+  // The same removals as two shrinks of one wait stay not executable with this harness.
+  wait["internal"] = {"Fetch(follower=1, leader=0)", "Fetch(follower=2, leader=0)", "ShrinkIsr(leader=0, follower=2)",
+                      "AlterPartition(leader=0)", "ShrinkIsr(leader=0, follower=1)", "AlterPartition(leader=0)"};
+  const std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("shrinks N1 after another ISR change of N0"), std::string::npos) << why;
+}
+
+// The rf3 / min ISR 2 / ELR off cell with one lossy failure (exported from the matrix
+// after the set shrink): both followers fetch record 1, are shrunk in one AlterPartition,
+// and both fetch again before it commits (the model's way to the ack). Before the set
+// shrink the cell's trace shrank them one after the other and was refused as "a second
+// ISR change in the same wait"; now the refusal names the harness's one-fetch hold.
+TEST(Steering, ASetShrinkWithTwoFetchesBeforeTheCommitIsNotExecutable) {
+  json scenario = matrix_scenario("rf3-isr2-acksall-clean-noelr-combined-f1-lossy");
+  ASSERT_EQ(scenario["steps"][1]["internal"][2], "ShrinkIsr(leader=0, followers=[1,2])");
+  std::string why = plan_steering(scenario).not_executable;
+  EXPECT_NE(why.find("step 2 shrinks 2 followers of N0 in one AlterPartition"), std::string::npos) << why;
+  EXPECT_EQ(why.find("another ISR change"), std::string::npos) << why;
+  // With only N1 fetching again the hold serves it: executable, N2 simply cut.
+  json& internal = scenario["steps"][1]["internal"];
+  ASSERT_EQ(internal[4], "Fetch(follower=2, leader=0)");
+  internal.erase(4);
+  const SteeringPlan plan = plan_steering(scenario);
+  EXPECT_EQ(plan.not_executable, "");
+  ASSERT_EQ(plan.steps.count(2), 1u);
+  const SteerAction* one = find_action(plan.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 1);
+  const SteerAction* two = find_action(plan.steps.at(2).before, SteerAction::Kind::ShrinkAfterFetch, 2);
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(two, nullptr);
+  EXPECT_TRUE(one->second_fetch);
+  EXPECT_FALSE(two->second_fetch);
+}
+
 // rf3, min ISR 1, unclean: N2 never gets record 1; its record hold used to end at N0's
 // crash (step 3), and N2 then rejoined the new leader N1's ISR ([1,2] where the trace
 // keeps [1]). Now a keep-out cut (N2 out of the ISR with its log unchanged in steps 2

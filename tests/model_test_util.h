@@ -63,7 +63,12 @@ inline Step produce_timeout(int record) { return {ActionKind::ProduceTimeout, kA
 inline Step fetch(int follower, int leader) { return {ActionKind::Fetch, follower, leader}; }
 inline Step fetch_response(int follower) { return {ActionKind::FetchResponse, follower}; }
 inline Step epoch_query(int follower, int leader) { return {ActionKind::EpochQuery, follower, leader}; }
-inline Step shrink_isr(int leader, int follower) { return {ActionKind::ShrinkIsr, leader, follower}; }
+inline Step shrink_isr(int leader, int follower) { return {ActionKind::ShrinkIsr, leader, follower, 0}; }
+// One AlterPartition removing every follower of `removed` (two or more: shrink_action).
+inline Step shrink_isr_set(int leader, NodeSet removed) {
+  const Action a = shrink_action(leader, removed);
+  return {ActionKind::ShrinkIsr, a.node, a.other, a.arg};
+}
 inline Step alter_partition(int leader) { return {ActionKind::AlterPartition, leader}; }
 // `leader_after`: the leader the controller elects with the change (kNoNode: none).
 inline Step fence_broker(int broker, int leader_after) { return {ActionKind::FenceBroker, broker, leader_after}; }

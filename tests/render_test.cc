@@ -272,6 +272,20 @@ TEST(RenderMermaid, DrawsTheResponseOfAFetchHandledInTheSameStep) {
       << diagram;
 }
 
+// A ShrinkIsr of several followers ("followers": [1, 2], one AlterPartition) names them
+// all on the leader's request arrow; a one-follower shrink names its follower.
+TEST(RenderMermaid, ASetShrinkNamesEveryRemovedFollower) {
+  const json trace =
+      json::parse(trace_test::slurp(std::string(ISRCHECK_SOURCE_DIR) + "/counterexamples/corpus/min-isr-1-single-copy.json"));
+  ASSERT_EQ(trace["steps"][2]["action"]["followers"], (json{1, 2}));
+  const std::string diagram = render_mermaid(trace);
+  EXPECT_NE(diagram.find("N0->>Controller: 2. AlterPartition(ISR [0], removing [1,2])"), std::string::npos) << diagram;
+  json single = trace;
+  single["steps"][2]["action"].erase("followers");
+  single["steps"][2]["action"]["follower"] = 1;
+  EXPECT_NE(render_mermaid(single).find("2. AlterPartition(ISR [0], removing N1)"), std::string::npos);
+}
+
 // Every line is a statement mermaid's sequence-diagram grammar accepts (arrows: ->>
 // request, -->> response, --x a response lost on the way), and no message
 // text holds the characters that end a statement (';') or start an entity ('#').

@@ -91,10 +91,10 @@ Action relabel(const Perm& p, const Action& a) {
   using K = ActionKind;
   Action b = a;
   if (a.kind != K::ProduceTimeout) b.node = p[a.node];
+  if (a.kind == K::ShrinkIsr) return shrink_action(b.node, map_set(p, shrink_removed(a)));  // a set of followers
   switch (a.kind) {
     case K::Fetch:
     case K::EpochQuery:
-    case K::ShrinkIsr:
     case K::FenceBroker:
     case K::RegisterBroker:
     case K::UnfenceBroker:

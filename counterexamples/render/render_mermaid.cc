@@ -271,10 +271,14 @@ class Diagram {
       const json& proposed =
           l != nullptr ? field(field(field(*l, "replica"), "leader_state"), "alter_partition")
                        : field(json(), "none");
+      // One follower ("follower") or several in one change ("followers").
       const json& follower = field(action, "follower");
+      const json& followers = field(action, "followers");
+      const std::string removing = !follower.is_null()    ? ", removing " + node_name(follower)
+                                   : followers.is_array() ? ", removing " + node_set_text(followers)
+                                                          : "";
       arrow(who(node), system_, false,
-            n + "AlterPartition(ISR " + (proposed.is_null() ? "?" : node_set_text(proposed)) +
-                (follower.is_null() ? "" : ", removing " + node_name(follower)) + ")");
+            n + "AlterPartition(ISR " + (proposed.is_null() ? "?" : node_set_text(proposed)) + removing + ")");
     } else if (kind == "AlterPartition") {
       const bool accepted = field(field(before, "controller"), "partition_epoch") !=
                             field(field(after, "controller"), "partition_epoch");

@@ -18,8 +18,9 @@ const std::vector<NameRow>& partition_action_meanings() {
                         "ReplicaFetcherThread.processPartitionData)", {}},
       {"EpochQuery", "a follower reconciles its log with the leader through OffsetsForLeaderEpoch and truncates to the "
                      "answer (AbstractFetcherThread.truncateToEpochEndOffsets; KIP-101, KIP-279)", {}},
-      {"ShrinkIsr", "the leader proposes removing a follower that did not catch up within replica.lag.time.max.ms "
-                    "(Partition.maybeShrinkIsr, sent as AlterPartition, KIP-497)", {}},
+      {"ShrinkIsr", "the leader proposes removing the followers that did not catch up within replica.lag.time.max.ms, "
+                    "one or several in one change (Partition.maybeShrinkIsr -> getOutOfSyncReplicas, sent as "
+                    "AlterPartition, KIP-497)", {}},
       {"AlterPartition", "the controller handles the leader's AlterPartition: compare-and-set on the partition epoch, "
                          "broker epochs checked (KIP-903), ELR maintained (KIP-966) "
                          "(ReplicationControlManager.alterPartition)", {}},

@@ -88,7 +88,20 @@ Json action_json(std::string_view kind, const Action& a) {
     case K::Fetch:
     case K::EpochQuery: j["follower"] = a.node; j["leader"] = a.other; break;
     case K::FetchResponse: j["follower"] = a.node; break;
-    case K::ShrinkIsr: j["leader"] = a.node; j["follower"] = a.other; break;
+    case K::ShrinkIsr: {
+      // One follower keeps the name it always had; a set is "followers=[1,2]".
+      j["leader"] = a.node;
+      const NodeSet removed = shrink_removed(a);
+      if (size(removed) == 1) {
+        j["follower"] = a.other;
+        break;
+      }
+      Json followers = Json::array();
+      for (int n = 0; n < kMaxReplicas; ++n)
+        if (contains(removed, n)) followers.push_back(n);
+      j["followers"] = followers;
+      break;
+    }
     case K::AlterPartition:
       j["leader"] = a.node;
       if (a.arg == rules::kAlterElects) j["leader_after"] = id_or_null(a.other);  // a reassignment completing

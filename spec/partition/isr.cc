@@ -1,8 +1,8 @@
 // ISR changes proposed by the leader and committed by the controller.
 //
-// Leader: Partition.maybeShrinkIsr (a follower that has not caught up to the leader's
-// LEO within replica.lag.time.max.ms) and Partition.maybeExpandIsr (a follower that
-// caught up), both sent as AlterPartition (KIP-497). Controller:
+// Leader: Partition.maybeShrinkIsr (the followers that have not caught up to the leader's
+// LEO within replica.lag.time.max.ms, all in one change) and Partition.maybeExpandIsr (a
+// follower that caught up), both sent as AlterPartition (KIP-497). Controller:
 // ReplicationControlManager.alterPartition, which compare-and-sets on the partition
 // epoch, checks broker epochs (KIP-903) and maintains the ELR (KIP-966).
 #include "spec/partition/rules.h"
@@ -24,6 +24,30 @@ void propose(const Config& c, ReplicaState& leader, NodeSet isr) {
   if (!c.fixes.maximal_isr) leader.view_isr = isr;
 }
 
+// Calls `f` with every non-empty set of leader `l`'s ISR followers that are behind its
+// LEO: Partition.getOutOfSyncReplicas returns those whose last caught-up time is older
+// than replica.lag.time.max.ms, and which of the lagging ones have crossed that line
+// when the leader's isr-expiration task runs is a matter of timing, so every subset is
+// one of Kafka's schedules (Partition.maybeShrinkIsr removes the whole set in one
+// change, since 0.8). One-follower sets come first, in node order (the order of the
+// model before sets, which keeps the search's tie-breaks and its traces), then the
+// larger ones by their bits.
+template <class F>
+void for_each_shrink(const Config& c, const ReplicaState& leader, int l, F&& f) {
+  NodeSet lagging = 0;
+  for (int r = 0; r < c.replica_slots(); ++r)
+    if (r != l && contains(leader.view_isr, r) && !caught_up(leader, r)) lagging |= bit(r);
+  for (int r = 0; r < c.replica_slots(); ++r)
+    if (contains(lagging, r)) f(bit(r));
+  for (unsigned sub = 1; sub <= lagging; ++sub)
+    if ((sub & ~static_cast<unsigned>(lagging)) == 0 && size(static_cast<NodeSet>(sub)) > 1) f(static_cast<NodeSet>(sub));
+}
+
+void add_shrink(ActionList& out, int l, NodeSet removed) {
+  const Action a = shrink_action(l, removed);
+  out.add(a.kind, a.node, a.other, a.arg);
+}
+
 }  // namespace
 
 void isr_actions(const Config& c, const State& s, ActionList& out) {
@@ -34,12 +58,11 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
     if (leader_writes_isr(c)) {
       // ZooKeeper mode before KIP-497: the leader writes the shrink itself; a write whose
       // compare-and-set fails changes nothing and is not enumerated.
-      for (int f = 0; f < c.replica_slots(); ++f) {
-        if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
+      for_each_shrink(c, leader, l, [&](NodeSet removed) {
         State trial = s;
-        if (zk_leader_writes_isr(c, trial, l, leader.view_isr & static_cast<NodeSet>(~bit(f))))
-          out.add(ActionKind::ShrinkIsr, l, f);
-      }
+        if (zk_leader_writes_isr(c, trial, l, leader.view_isr & static_cast<NodeSet>(~removed)))
+          add_shrink(out, l, removed);
+      });
       continue;
     }
     if (leader.alter_pending) {
@@ -53,22 +76,23 @@ void isr_actions(const Config& c, const State& s, ActionList& out) {
       }
       continue;  // one AlterPartition in flight at a time (Partition.partitionState)
     }
-    for (int f = 0; f < c.replica_slots(); ++f) {
-      if (f == l || !contains(leader.view_isr, f) || caught_up(leader, f)) continue;
-      out.add(ActionKind::ShrinkIsr, l, f);
-    }
+    for_each_shrink(c, leader, l, [&](NodeSet removed) { add_shrink(out, l, removed); });
   }
 }
 
 void apply_shrink_isr(const Config& c, State& s, const Action& a) {
   ReplicaState& leader = s.replicas[a.node];
+  const NodeSet kept = leader.view_isr & static_cast<NodeSet>(~shrink_removed(a));
   if (leader_writes_isr(c)) {
     // Partition.maybeShrinkIsr -> updateIsr, then maybeIncrementLeaderHW.
-    zk_leader_writes_isr(c, s, a.node, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
+    zk_leader_writes_isr(c, s, a.node, kept);
     maybe_increment_hw(c, s, a.node);
     return;
   }
-  propose(c, leader, leader.view_isr & static_cast<NodeSet>(~bit(a.other)));
+  // Partition.prepareIsrShrink: one AlterPartition of the ISR without every removed
+  // follower; the controller's PartitionChangeBuilder then puts each of them in the ELR
+  // when the new ISR is below min ISR (maybePopulateTargetElr, controller.cc).
+  propose(c, leader, kept);
   maybe_increment_hw(c, s, a.node);
 }
 

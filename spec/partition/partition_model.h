@@ -40,7 +40,7 @@ enum class ActionKind : uint8_t {
   Fetch,              // follower `node` fetches from `other` (request handled by leader)
   FetchResponse,      // follower `node` handles its fetch response
   EpochQuery,         // follower `node` reconciles its log with leader `other` (KIP-101/279)
-  ShrinkIsr,          // leader `node` proposes removing lagging follower `other`
+  ShrinkIsr,          // leader `node` proposes removing lagging followers shrink_removed(a)
   AlterPartition,     // the controller handles leader `node`'s AlterPartition
   FenceBroker,        // the controller fences `node` (session expired)
   RegisterBroker,     // restarted broker `node` registers (new broker epoch), unfenced
@@ -75,6 +75,19 @@ enum class ActionKind : uint8_t {
 };
 
 using Action = NodeAction<ActionKind>;
+
+// The followers a ShrinkIsr removes. One follower: `other`, `arg` 0 (so a one-follower
+// shrink reads as it always did). Several: `arg` is the set and `other` its lowest
+// member. Kafka's leader removes every follower it finds out of sync in one
+// AlterPartition (Partition.maybeShrinkIsr -> getOutOfSyncReplicas), so a set is one
+// action, not several.
+inline NodeSet shrink_removed(const Action& a) { return a.arg != 0 ? static_cast<NodeSet>(a.arg) : bit(a.other); }
+// The ShrinkIsr of leader `leader` removing `removed` (non-empty), in that encoding.
+inline Action shrink_action(int leader, NodeSet removed) {
+  const int lowest = __builtin_ctz(removed);
+  const int arg = size(removed) > 1 ? removed : 0;
+  return Action{ActionKind::ShrinkIsr, static_cast<uint8_t>(leader), static_cast<uint8_t>(lowest), static_cast<uint8_t>(arg)};
+}
 
 // Upper bound on the actions enabled in one state (checked when enumerating).
 inline constexpr int kMaxEnabledActions = 256;

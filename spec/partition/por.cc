@@ -20,7 +20,9 @@
 // states it would reach behave exactly as their parents for every action and property.
 // The CheckpointHw action needs no such rule: the model already enables it only while a
 // stop can still happen (faults.cc), which is the same argument for hw_checkpoint, read
-// at the restart of a stopped node.
+// at the restart of a stopped node. No other action is ever irrelevant: a ShrinkIsr, of
+// one follower or of a set (isr.cc), writes the pending AlterPartition that its commit,
+// the HW rule (maximal ISR) and the next shrink's guard read, so sets add no case here.
 #include "spec/partition/partition_model.h"
 
 namespace isr::spec {

@@ -43,6 +43,8 @@ struct Picks {
     #[serde(default)] directory_assigned_first: Option<Opt<bool>>,
     #[serde(default)] disk_lost: Option<Opt<bool>>,
     #[serde(default)] follower: Option<Opt<Int>>,
+    // ShrinkIsr of several followers in one AlterPartition (Partition.maybeShrinkIsr).
+    #[serde(default)] followers: Option<Opt<Vec<Int>>>,
     #[serde(default)] layer: Option<Opt<String>>,
     #[serde(default)] leader: Option<Opt<Int>>,
     #[serde(default)] leader_after: Option<Opt<Opt<IdOrWord>>>,
