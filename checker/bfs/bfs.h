@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -47,6 +48,7 @@
 
 #include "checker/bfs/bfs_types.h"
 #include "checker/bfs/checkpoint.h"
+#include "checker/bfs/parallel_profile.h"
 #include "checker/bfs/violation_log.h"
 #include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
@@ -248,10 +250,20 @@ class Engine {
       workers_.push_back(std::move(w));
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
+    if (profiling()) profile_.threads = options_.threads;
     search();
     if (continue_) settle_outcomes();
     // The coordinator's own work (merging, parent log, growing the set) is sequential.
-    critical_path_seconds_ = pool.critical_path_seconds() + WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    const double coordinator = WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    critical_path_seconds_ = pool.critical_path_seconds() + coordinator;
+    if (profiling()) {
+      // What the named sections did not take of the coordinator's serial CPU.
+      double named = 0;
+      for (const auto& t : profile_.sections) named += t.cpu;
+      auto& other = profile_.sections[ParallelProfile::Other];
+      other.cpu = std::max(0.0, coordinator - profile_.coordinator_during_phases - named);
+      other.runs = 1;
+    }
     pool_ = nullptr;
     return finish();
   }
@@ -262,6 +274,49 @@ class Engine {
 
   // check --spill: the visited set and the frontier move to disk to stay under max_memory.
   bool spilling() const { return !options_.spill_dir.empty() && options_.max_memory_bytes != 0; }
+
+  // ---- BfsOptions::profile (checker/bfs/parallel_profile.h) -----------------------------
+  bool profiling() const { return options_.profile; }
+
+  // Times one serial section of the coordinator; reads no clock when not profiling.
+  class SectionTimer {
+   public:
+    SectionTimer(ParallelProfile* profile, ParallelProfile::Section section)
+        : profile_(profile), section_(section), start_(profile ? WorkerPool::thread_cpu_seconds() : 0) {}
+    ~SectionTimer() {
+      if (profile_ == nullptr) return;
+      auto& t = profile_->sections[section_];
+      ++t.runs;
+      t.cpu += WorkerPool::thread_cpu_seconds() - start_;
+    }
+    SectionTimer(const SectionTimer&) = delete;
+    SectionTimer& operator=(const SectionTimer&) = delete;
+
+   private:
+    ParallelProfile* profile_;
+    ParallelProfile::Section section_;
+    double start_;
+  };
+  SectionTimer timed(ParallelProfile::Section section) {
+    return SectionTimer(profiling() ? &profile_ : nullptr, section);
+  }
+
+  // Runs one parallel phase on every worker (a barrier at its end), ticking meanwhile.
+  void run_phase(ParallelProfile::Phase phase, const std::function<void(int)>& task) {
+    const double before = profiling() ? WorkerPool::thread_cpu_seconds() : 0;
+    pool_->run(task, [&] { tick(); });
+    if (!profiling()) return;
+    profile_.coordinator_during_phases += WorkerPool::thread_cpu_seconds() - before;
+    const std::vector<double>& cpu = pool_->last_phase_cpu();
+    const double busiest = *std::max_element(cpu.begin(), cpu.end());
+    auto& p = profile_.phases[phase];
+    ++p.barriers;
+    p.critical += busiest;
+    for (const double c : cpu) {
+      p.work += c;
+      p.wait += busiest - c;
+    }
+  }
   // Frontier states per wave when spilling: the candidate buffers (~24 bytes per successor
   // of a wave) stay within about a sixteenth of the budget for up to ~20 successors a state.
   size_t spill_wave_states() const {
@@ -346,7 +401,10 @@ class Engine {
         }
         dedupe();
         lap(phases_.dedupe);
-        order();
+        {
+          const auto section = timed(ParallelProfile::Merge);
+          order();
+        }
       }
       uint64_t offered = 0;
       uint64_t hits = 0;
@@ -368,11 +426,17 @@ class Engine {
           return;
         }
       }
-      record_parents();
+      {
+        const auto section = timed(ParallelProfile::ParentLog);
+        record_parents();
+      }
       lap(phases_.order);
       materialize();
       if (spilling() && next_->bytes() > options_.max_memory_bytes / 8) spilled_frontier_ += next_->spill();
-      if (continue_) account_level(level);
+      if (continue_) {
+        const auto section = timed(ParallelProfile::Account);
+        account_level(level);
+      }
       lap(phases_.materialize);
       distinct_ += new_.size();
       level_sizes_.push_back(new_.size());
@@ -535,7 +599,7 @@ class Engine {
     const size_t chunk = chunk_size(last - first);
     next_item_.store(first);
     in_expand_ = true;
-    pool_->run(
+    run_phase(ParallelProfile::Expand,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           typename Store::Reader reader(*frontier_);
@@ -552,8 +616,7 @@ class Engine {
             w.generated_published.store(w.generated, std::memory_order_relaxed);
             w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
           }
-        },
-        [&] { tick(); });
+        });
     in_expand_ = false;
     for (const auto& w : workers_) generated_ += w->generated;
   }
@@ -672,7 +735,7 @@ class Engine {
 
   void dedupe() {
     next_item_.store(0);
-    pool_->run(
+    run_phase(ParallelProfile::Dedupe,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           w.survivors.clear();
@@ -687,28 +750,65 @@ class Engine {
             bfs_key::sort(w.survivors, w.key_scratch);
           }
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
-        },
-        [&] { tick(); });
+        });
 
     // Insert the new fingerprints, growing the set first if needed (see visited_set.h).
     std::vector<size_t> incoming(Set::kShards);
     for (size_t shard = 0; shard < Set::kShards; ++shard) incoming[shard] = unique_[shard].size();
-    visited_.begin_batch(incoming);
+    grow_visited_set(incoming);
     visited_bytes_ = visited_.bytes();
     next_item_.store(0);
-    pool_->run(
+    run_phase(ParallelProfile::Insert,
         [&](int) {
           while (true) {
             const size_t shard = next_item_.fetch_add(1);
             if (shard >= Set::kShards) break;
             visited_.insert_batch(shard, unique_[shard].data(), unique_[shard].size());
           }
-        },
-        [&] { tick(); });
-    visited_.end_batch(unique_);
-    if (spilling()) visited_.maybe_spill();
+        });
+    {
+      const auto section = timed(ParallelProfile::EndBatch);
+      visited_.end_batch(unique_);
+      if (spilling()) visited_.maybe_spill();
+    }
     visited_bytes_ = visited_.bytes();
     for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
+  }
+
+  // Before a batch: grows the visited set if the batch needs it, on the workers (the
+  // layout one thread would give: visited_set.h, plan_batch()).
+  void grow_visited_set(const std::vector<size_t>& incoming) {
+    bool growing = false;
+    {
+      const auto section = timed(ParallelProfile::Growth);
+      growing = visited_.plan_batch(incoming);
+    }
+    if (!growing) return;
+    const size_t tasks = visited_.growth_tasks();
+    next_item_.store(0);
+    run_phase(ParallelProfile::Grow, [&](int) {
+      while (true) {
+        const size_t task = next_item_.fetch_add(1);
+        if (task >= tasks) break;
+        visited_.prepare_growth(task);
+      }
+    });
+    size_t groups = 0;
+    {
+      const auto section = timed(ParallelProfile::Growth);
+      groups = visited_.layout_growth(static_cast<size_t>(options_.threads));
+      // What the groups copy out is counted until finish_growth().
+      visited_bytes_ = visited_.bytes();
+      peak_memory_ = std::max(peak_memory_, memory_now());
+    }
+    // Every group on its own worker, all at once (group g waits for group g - 1's copy).
+    if (groups > 0) {
+      run_phase(ParallelProfile::Grow, [&](int t) {
+        if (static_cast<size_t>(t) < groups) visited_.move_growth(static_cast<size_t>(t));
+      });
+    }
+    const auto section = timed(ParallelProfile::Growth);
+    visited_.finish_growth();
   }
 
   static bool candidate_less(const Candidate<Fp>& a, const Candidate<Fp>& b) {
@@ -843,7 +943,7 @@ class Engine {
       w->violation_index = kNone;
       w->stored_bytes.store(0, std::memory_order_relaxed);
     }
-    pool_->run(
+    run_phase(ParallelProfile::Materialize,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           typename Store::Reader reader(*frontier_);
@@ -889,8 +989,7 @@ class Engine {
             next_->seal(chunk);
             w.stored_bytes.fetch_add(next_->chunk_bytes(chunk), std::memory_order_relaxed);
           }
-        },
-        [&] { tick(); });
+        });
     violation_index_ = kNone;
     for (const auto& w : workers_) {
       bounds_mask_ |= w->bounds_mask;
@@ -1179,6 +1278,7 @@ class Engine {
     r.candidate_record_bytes = sizeof(Candidate<Fp>);
     r.phase_seconds = phases_;
     r.critical_path_seconds = critical_path_seconds_;
+    r.parallel_profile = profile_;
     r.bounds_mask = bounds_mask_;
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
     r.usage_mask = usage_mask_;
@@ -1255,6 +1355,7 @@ class Engine {
   uint64_t peak_memory_ = 0;
   uint64_t spilled_frontier_ = 0;  // frontier bytes moved to disk, over every level
   double critical_path_seconds_ = 0;
+  ParallelProfile profile_;  // filled with BfsOptions::profile
   Clock::time_point start_;
   Clock::time_point last_report_;
   // Checkpoints: the counters at the start of the level being explored, the time of the
