@@ -161,6 +161,13 @@ inline constexpr size_t kLookahead = 16;
 // successors was already visited, and while expanding otherwise (see choose_lookup).
 inline constexpr double kDedupeLookupMaxHits = 0.3;
 
+// Waves with fewer new states than this are merged, and levels with fewer have their
+// parent-log entries encoded, on the coordinator: a phase on the workers would cost more
+// in waking them than it saves. Larger ones split into this many parts per thread (the
+// workers take parts as they come, so one slow thread holds up little).
+inline constexpr size_t kParallelOrderMin = size_t{1} << 14;
+inline constexpr size_t kOrderPartsPerThread = 4;
+
 template <class Action, class Fp>
 struct alignas(64) Worker {
   std::vector<std::vector<Candidate<Fp>>> buckets;  // per visited-set shard
@@ -169,6 +176,7 @@ struct alignas(64) Worker {
   std::vector<uint32_t> cursor;
   std::vector<uint64_t> survivors;  // keys of new states
   std::vector<uint64_t> key_scratch;  // sorting survivors
+  std::vector<size_t> heads;          // merging survivors (more than two workers)
   std::vector<Fp> recent;
   std::vector<Action> actions;      // the enabled actions of one parent (materialize, POR)
   // Partial-order reduction (expand, BfsOptions::por): the ample subset and its scratch.
@@ -401,10 +409,7 @@ class Engine {
         }
         dedupe();
         lap(phases_.dedupe);
-        {
-          const auto section = timed(ParallelProfile::Merge);
-          order();
-        }
+        order();
       }
       uint64_t offered = 0;
       uint64_t hits = 0;
@@ -426,10 +431,7 @@ class Engine {
           return;
         }
       }
-      {
-        const auto section = timed(ParallelProfile::ParentLog);
-        record_parents();
-      }
+      record_parents();
       lap(phases_.order);
       materialize();
       if (spilling() && next_->bytes() > options_.max_memory_bytes / 8) spilled_frontier_ += next_->spill();
@@ -900,30 +902,131 @@ class Engine {
     lookup_in_expand_ = static_cast<double>(hits) > kDedupeLookupMaxHits * static_cast<double>(offered);
   }
 
-  // Merges the workers' survivor lists (each sorted by key) into the next level's order.
-  // Appends the wave's new states to new_ in key order.
+  // Merges the workers' survivor lists (each sorted by key) into the next level's order:
+  // appends the wave's new states to new_ in key order. A large wave is merged on the
+  // workers (on the coordinator it was ~2% of the toy model's CPU, issue 27 item 2):
+  // quantiles of the longest list split the keys into parts, binary searches find each
+  // part's slice of every list, and each part is merged into its place in new_. Keys are
+  // unique (one successor, one fingerprint, one shard), so the order is the same.
   void order() {
+    const size_t threads = workers_.size();
+    const size_t base = new_.size();
     size_t total = 0;
-    for (const auto& w : workers_) total += w->survivors.size();
-    new_.reserve(new_.size() + total);
-    std::vector<size_t> head(workers_.size(), 0);
-    for (size_t k = 0; k < total; ++k) {
-      size_t best = workers_.size();
-      uint64_t best_key = kNone;
-      for (size_t t = 0; t < workers_.size(); ++t) {
-        const auto& list = workers_[t]->survivors;
-        if (head[t] < list.size() && (best == workers_.size() || list[head[t]] < best_key)) {
-          best = t;
-          best_key = list[head[t]];
+    const std::vector<uint64_t>* longest = &workers_[0]->survivors;
+    for (const auto& w : workers_) {
+      total += w->survivors.size();
+      if (w->survivors.size() > longest->size()) longest = &w->survivors;
+    }
+    if (total == 0) return;
+    // Exactly what the level needs so far: new_ counts in the engine's memory figure.
+    new_.reserve(base + total);
+    if (threads == 1) {
+      const auto section = timed(ParallelProfile::Merge);
+      new_.insert(new_.end(), longest->begin(), longest->end());
+      return;
+    }
+    const size_t parts = total < kParallelOrderMin ? 1 : threads * kOrderPartsPerThread;
+    {
+      const auto section = timed(ParallelProfile::Merge);
+      // part_bounds_[j * threads + t]: where part j starts in worker t's list.
+      part_bounds_.resize((parts + 1) * threads);
+      part_at_.resize(parts + 1);
+      for (size_t j = 0; j <= parts; ++j) {
+        part_at_[j] = base;
+        const uint64_t splitter = (*longest)[std::min(longest->size() - 1, j * longest->size() / parts)];
+        for (size_t t = 0; t < threads; ++t) {
+          const auto& list = workers_[t]->survivors;
+          const size_t at = j == 0       ? 0
+                            : j == parts ? list.size()
+                                         : static_cast<size_t>(std::lower_bound(list.begin(), list.end(), splitter) -
+                                                               list.begin());
+          part_bounds_[j * threads + t] = at;
+          part_at_[j] += at;
         }
       }
-      new_.push_back(workers_[best]->survivors[head[best]++]);
+      new_.resize(base + total);
+    }
+    if (parts == 1) {
+      const auto section = timed(ParallelProfile::Merge);
+      merge_part(*workers_[0], 0);
+      return;
+    }
+    next_item_.store(0);
+    run_phase(ParallelProfile::Order, [&](int t) {
+      while (true) {
+        const size_t part = next_item_.fetch_add(1);
+        if (part >= parts) break;
+        merge_part(*workers_[static_cast<size_t>(t)], part);
+      }
+    });
+  }
+
+  // Merges part `part` of every worker's survivors into new_ (see order()).
+  void merge_part(W& w, size_t part) {
+    const size_t threads = workers_.size();
+    uint64_t* out = new_.data() + part_at_[part];
+    if (threads == 2) {
+      const auto& a = workers_[0]->survivors;
+      const auto& b = workers_[1]->survivors;
+      std::merge(a.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2]),
+                 a.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 2]),
+                 b.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 1]),
+                 b.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 3]), out);
+      return;
+    }
+    w.heads.assign(part_bounds_.begin() + static_cast<std::ptrdiff_t>(part * threads),
+                   part_bounds_.begin() + static_cast<std::ptrdiff_t>((part + 1) * threads));
+    const size_t* ends = part_bounds_.data() + (part + 1) * threads;
+    for (size_t k = part_at_[part]; k < part_at_[part + 1]; ++k) {
+      size_t best = threads;
+      uint64_t best_key = kNone;
+      for (size_t t = 0; t < threads; ++t) {
+        if (w.heads[t] < ends[t] && (best == threads || workers_[t]->survivors[w.heads[t]] < best_key)) {
+          best = t;
+          best_key = workers_[t]->survivors[w.heads[t]];
+        }
+      }
+      *out++ = best_key;
+      ++w.heads[best];
     }
   }
 
+  // The level's parent-log entries, in new_'s order. A large level is encoded on the
+  // workers, a slice each (ParentLog::encode), and the coordinator appends the slices.
   void record_parents() {
+    const size_t n = new_.size();
+    const size_t slices = workers_.size() == 1 || n < kParallelOrderMin ? 1 : workers_.size() * kOrderPartsPerThread;
+    if (slices == 1) {
+      const auto section = timed(ParallelProfile::ParentLog);
+      parents_.begin_level();
+      for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
+      return;
+    }
+    if (parent_bytes_.size() < slices) parent_bytes_.resize(slices);
+    next_item_.store(0);
+    run_phase(ParallelProfile::Order, [&](int) {
+      while (true) {
+        const size_t slice = next_item_.fetch_add(1);
+        if (slice >= slices) break;
+        std::vector<uint8_t>& out = parent_bytes_[slice];
+        out.clear();
+        const size_t begin = n * slice / slices;
+        const size_t end = n * (slice + 1) / slices;
+        uint64_t previous = begin == 0 ? 0 : bfs_key::parent(new_[begin - 1]);
+        for (size_t i = begin; i < end; ++i) {
+          const uint64_t parent = bfs_key::parent(new_[i]);
+          ParentLog::encode(out, previous, parent, bfs_key::action(new_[i]));
+          previous = parent;
+        }
+      }
+    });
+    const auto section = timed(ParallelProfile::ParentLog);
     parents_.begin_level();
-    for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
+    for (size_t slice = 0; slice < slices; ++slice) {
+      const size_t begin = n * slice / slices;
+      const size_t end = n * (slice + 1) / slices;
+      parents_.append_encoded(parent_bytes_[slice], end - begin, end == 0 ? 0 : bfs_key::parent(new_[end - 1]));
+    }
   }
 
   // Work unit: one chunk of the state store, so that each chunk has a single writer.
@@ -1176,6 +1279,7 @@ class Engine {
     // while a phase runs, exact at phase boundaries).
     uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
     n += new_.capacity() * sizeof(uint64_t);
+    for (const auto& b : parent_bytes_) n += b.capacity();
     if (continue_) {
       n += log_.bytes() + (masks_.capacity() + frontier_masks_.capacity()) * sizeof(uint64_t) +
            (tokens_.capacity() + measures_.capacity() + frontier_signature_.capacity() +
@@ -1314,6 +1418,12 @@ class Engine {
   uint64_t frontier_encoded_bytes_ = 0;  // summed over levels
   uint64_t frontier_states_ = 0;
   std::vector<uint64_t> new_;  // keys of the next level's states, in frontier order
+  // Merging a wave and encoding a level's parent-log entries on the workers (order(),
+  // record_parents()): the parts' bounds in each worker's survivors, the parts' places
+  // in new_, the encoded slices. Capacities are kept from level to level.
+  std::vector<size_t> part_bounds_;
+  std::vector<size_t> part_at_;
+  std::vector<std::vector<uint8_t>> parent_bytes_;
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
   bool in_expand_ = false;

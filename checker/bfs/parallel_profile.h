@@ -21,12 +21,14 @@ namespace isr::checker {
 
 struct ParallelProfile {
   // The parallel phases of a level (checker/bfs/bfs.h, the file comment).
-  // Grow: the visited set's growth in place, on the workers (two barriers per growth).
-  enum Phase : size_t { Expand, Dedupe, Grow, Insert, Materialize, kPhases };
+  // Grow: the visited set's growth in place, on the workers (two barriers per growth);
+  // Order: merging a large wave's survivors, and encoding a large level's parent log.
+  enum Phase : size_t { Expand, Dedupe, Grow, Insert, Order, Materialize, kPhases };
   // The coordinator's sections: deciding and laying out the visited set's growth
   // before a batch (Growth), and
   // repairing it after one (EndBatch); merging the workers' survivors into the next
-  // level's order (Merge); the parent log (ParentLog); the violation log of --continue
+  // level's order (Merge: all of it for a small wave, else finding the parts); the parent
+  // log (ParentLog: appending the encoded slices); the violation log of --continue
   // (Account); and everything else it does between phases (Other: starting a level,
   // the initial states, swapping stores, checkpoints, the final result).
   enum Section : size_t { Growth, EndBatch, Merge, ParentLog, Account, Other, kSections };
@@ -88,7 +90,7 @@ struct ParallelProfile {
 
   static std::string_view phase_name(size_t p) {
     static constexpr std::array<std::string_view, kPhases> kNames = {"expand", "dedupe", "grow", "insert",
-                                                                  "materialize"};
+                                                                  "order",  "materialize"};
     return p < kPhases ? kNames[p] : "?";
   }
   static std::string_view section_name(size_t s) {
