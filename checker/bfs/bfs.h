@@ -992,11 +992,13 @@ class Engine {
   }
 
   // The level's parent-log entries, in new_'s order. A large level is encoded on the
-  // workers, a slice each (ParentLog::encode), and the coordinator appends the slices.
+  // workers, a slice each (ParentLog::encode), and the coordinator appends the slices
+  // (with one thread too: so that a 1-thread profile counts as serial only what stays
+  // serial with more).
   void record_parents() {
     const size_t n = new_.size();
-    const size_t slices = workers_.size() == 1 || n < kParallelOrderMin ? 1 : workers_.size() * kOrderPartsPerThread;
-    if (slices == 1) {
+    const size_t slices = n < kParallelOrderMin ? 0 : workers_.size() * kOrderPartsPerThread;
+    if (slices == 0) {
       const auto section = timed(ParallelProfile::ParentLog);
       parents_.begin_level();
       for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
