@@ -18,7 +18,22 @@
 // lookups of every successor in the expand phase (VisitedLookup::Expand, before the
 // adaptive choice) or of every distinct candidate in the dedupe phase.
 //
-//   bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads N]
+// The Kafka rows "as check" run both Kafka models as `isrcheck check` does (symmetry and
+// partial-order reduction on): the default partition model and `--model cluster` with
+// replication factor 3 and min ISR 2 (its first 2M states).
+//
+// --profile (BfsOptions::profile, checker/bfs/parallel_profile.h) prints under each row
+// where the thread CPU time went: per parallel phase the workers' CPU, the busiest
+// worker's share and the barrier waits; per serial section of the coordinator its CPU;
+// the serial fraction and, on 1-thread rows, the Amdahl bound it implies for 2 threads
+// (1 / (serial + parallel / 2)); on a 2-thread row after its 1-thread row, the bound that
+// also counts the second thread's extra work: 1-thread CPU / (serial + parallel / 2) of
+// the 2-thread run. Thread CPU time does not depend on the machine's load; how the
+// workers share a phase does (they take chunks as they come, and a thread the machine
+// does not run takes none), so "wait" and the critical path are the load's as much as
+// the engine's.
+//
+//   bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads N] [--profile]
 //     --quick: smaller models / state limits; --only: just the rows whose name contains
 //     SUBSTRING (for profiling one variant); --threads 1|2: just that thread count.
 
@@ -29,6 +44,8 @@
 
 #include "bench/cpu_time.h"
 #include "checker/bfs/bfs.h"
+#include "spec/cluster/cluster_config.h"
+#include "spec/cluster/cluster_model.h"
 #include "spec/partition/config.h"
 #include "spec/partition/partition_model.h"
 #include "tests/toy_models.h"
@@ -53,6 +70,7 @@ struct Row {
   double bytes_per_state = 0;
   double peak_mib = 0;
   std::string verdict;
+  isr::checker::ParallelProfile profile;
 };
 
 struct Variant {
@@ -60,7 +78,10 @@ struct Variant {
   int fingerprint_bits = 128;
   bool comparison_sort = false;
   isr::checker::VisitedLookup visited_lookup = isr::checker::VisitedLookup::Adaptive;
+  bool por = false;
 };
+
+bool g_profile = false;
 
 template <class M>
 Row run(const std::string& name, const M& model, int threads, bool symmetry, uint64_t max_states,
@@ -72,6 +93,8 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
   options.threads = threads;
   options.symmetry = symmetry;
   options.max_states = max_states;
+  options.por = variant.por;
+  options.profile = g_profile;
   const double cpu_before = cpu_seconds();
   const BfsResult<M> r = isr::checker::bfs(model, options);
   Row row;
@@ -87,6 +110,7 @@ Row run(const std::string& name, const M& model, int threads, bool symmetry, uin
   row.bytes_per_state = r.bytes_per_state;
   row.peak_mib = static_cast<double>(r.peak_memory_bytes) / (1024.0 * 1024.0);
   row.verdict = std::string(isr::checker::verdict_name(r.verdict));
+  row.profile = r.parallel_profile;
   return row;
 }
 
@@ -94,6 +118,37 @@ void print_header() {
   std::printf("%-32s %3s %3s %10s %11s %5s %7s %7s %7s %11s %10s %11s %7s %11s %7s %8s %s\n", "model", "thr",
               "sym", "distinct", "generated", "depth", "wall s", "cpu s", "crit s", "generated/s", "distinct/s",
               "gen/cpu-s", "speedup", "est.speedup", "B/state", "peak MiB", "verdict");
+}
+
+// BfsOptions::profile, under its row: thread CPU seconds (runs or barriers in brackets).
+void print_profile(const Row& r, const Row* one_thread) {
+  using isr::checker::ParallelProfile;
+  const ParallelProfile& p = r.profile;
+  std::printf("  parallel %.2f s:", p.parallel_seconds());
+  for (size_t i = 0; i < ParallelProfile::kPhases; ++i) {
+    const auto& t = p.phases[i];
+    std::printf(" %s %.2f (busiest %.2f, wait %.2f, %llu)", std::string(ParallelProfile::phase_name(i)).c_str(),
+                t.work, t.critical, t.wait, static_cast<unsigned long long>(t.barriers));
+  }
+  std::printf("\n  serial %.3f s:", p.serial_seconds());
+  for (size_t i = 0; i < ParallelProfile::kSections; ++i) {
+    const auto& t = p.sections[i];
+    std::printf(" %s %.3f (%llu)", std::string(ParallelProfile::section_name(i)).c_str(), t.cpu,
+                static_cast<unsigned long long>(t.runs));
+  }
+  std::printf("\n  serial fraction %.2f%%, barrier waits %.2f s, barriers %llu, coordinator during phases %.3f s",
+              100.0 * p.serial_fraction(), p.wait_seconds(), static_cast<unsigned long long>(p.barriers()),
+              p.coordinator_during_phases);
+  if (r.threads == 1) std::printf(", Amdahl bound for 2 threads %.3fx", p.amdahl_bound(2));
+  if (one_thread != nullptr && r.threads == 2) {
+    const ParallelProfile& one = one_thread->profile;
+    const double bound = (one.serial_seconds() + one.parallel_seconds()) /
+                         (p.serial_seconds() + p.parallel_seconds() / 2);
+    std::printf(", bound with this run's extra work %.3fx (work %+.1f%%)", bound,
+                100.0 * ((p.serial_seconds() + p.parallel_seconds()) / (one.serial_seconds() + one.parallel_seconds()) -
+                         1.0));
+  }
+  std::printf("\n");
 }
 
 void print(const Row& r, const Row* one_thread) {
@@ -110,6 +165,7 @@ void print(const Row& r, const Row* one_thread) {
               per(static_cast<double>(r.generated), r.seconds), per(static_cast<double>(r.distinct), r.seconds),
               per(static_cast<double>(r.generated), r.cpu), speedup, estimated, r.bytes_per_state, r.peak_mib,
               r.verdict.c_str());
+  if (g_profile) print_profile(r, one_thread);
   std::fflush(stdout);
 }
 
@@ -139,6 +195,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
+    } else if (std::strcmp(argv[i], "--profile") == 0) {
+      g_profile = true;
     } else if (std::strcmp(argv[i], "--toy-only") == 0) {
       toy_only = true;
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
@@ -147,7 +205,7 @@ int main(int argc, char** argv) {
                (std::strcmp(argv[i + 1], "1") == 0 || std::strcmp(argv[i + 1], "2") == 0)) {
       g_threads = argv[++i][0] - '0';
     } else {
-      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads 1|2]\n");
+      std::fprintf(stderr, "usage: bfs_bench [--quick] [--toy-only] [--only SUBSTRING] [--threads 1|2] [--profile]\n");
       return 2;
     }
   }
@@ -166,6 +224,13 @@ int main(int argc, char** argv) {
 
   const uint64_t limit = quick ? 1000000 : 0;
   const isr::spec::PartitionModel kafka(isr::spec::default_config());
+  // As `isrcheck check` runs the two Kafka models (symmetry and POR on).
+  compare_threads("kafka default as check", kafka, true, limit, Variant{" por", 128, false,
+                                                                        isr::checker::VisitedLookup::Adaptive, true});
+  const isr::spec::cluster::ClusterModel cluster(
+      isr::spec::cluster::load_config(nullptr, {"replication_factor=3", "min_insync_replicas=2"}));
+  compare_threads("kafka cluster RF3 as check", cluster, true, quick ? 300000 : 2000000,
+                  Variant{" por", 128, false, isr::checker::VisitedLookup::Adaptive, true});
   compare_threads("kafka default", kafka, true, limit);
   compare_threads("kafka default", kafka, true, limit,
                   Variant{" expand-lookup", 128, false, isr::checker::VisitedLookup::Expand});

@@ -5,6 +5,7 @@
 #
 #   bench/reach_table.sh [--time-limit 180s] [--threads 2] [--binary build/isrcheck]
 #                        [--variants after,por,fp64,before] [--no-big] [--no-toy]
+#                        [--rows SUBSTRING] [--max-memory SIZE]
 #
 # Big rows do not finish in minutes: each run stops at --time-limit (check's own
 # --time-limit; prove under `timeout -s INT`) and the table says how far it got (depth,
@@ -24,6 +25,10 @@
 # --variants picks which of them run (all four by default); `--variants por --time-limit
 # 30m` runs every row to its end with everything on, which is what issue 14's targets
 # are about. Not run in CI: it takes (rows x variants x time limit).
+# --rows runs only the check rows whose name contains SUBSTRING (no prove or toy rows);
+# --max-memory passes check's own limit (the engine's structures) to every check run.
+# The last two rows are issue 27's item 5 (reach with the defaults: POR on), which
+# `--rows "issue 27" --variants por` runs alone.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +37,8 @@ threads=2
 binary="$root/build/isrcheck"
 big=1
 toy=1
+rows=""
+max_memory=()
 variants=",after,por,fp64,before,"
 while (($#)); do
   case "$1" in
@@ -41,7 +48,9 @@ while (($#)); do
     --variants) variants=",$2,"; shift 2 ;;
     --no-big) big=0; shift ;;
     --no-toy) toy=0; shift ;;
-    *) echo "reach_table: unknown option $1 (allowed: --time-limit DURATION, --threads N, --binary PATH, --variants LIST, --no-big, --no-toy)" >&2
+    --rows) rows="$2"; shift 2 ;;
+    --max-memory) max_memory=(--max-memory "$2"); shift 2 ;;
+    *) echo "reach_table: unknown option $1 (allowed: --time-limit DURATION, --threads N, --binary PATH, --variants LIST, --no-big, --no-toy, --rows SUBSTRING, --max-memory SIZE)" >&2
        exit 2 ;;
   esac
 done
@@ -70,7 +79,7 @@ run_check() {
   shift 2
   local json="$work/r.json" timing="$work/time.txt"
   /usr/bin/time -f '%e %U %S %M' -o "$timing" "$binary" check --quiet --threads "$threads" \
-    --time-limit "$time_limit" --json "$json" "$@" >/dev/null 2>&1 || true
+    --time-limit "$time_limit" "${max_memory[@]}" --json "$json" "$@" >/dev/null 2>&1 || true
   python3 - "$row" "$variant" "$json" "$timing" "$work/targets.tsv" <<'EOF'
 import json, sys
 row, variant, path, timing, targets = sys.argv[1:6]
@@ -99,6 +108,7 @@ EOF
 check_rows() {
   local name="$1"
   shift
+  [[ -z "$rows" || "$name" == *"$rows"* ]] || return 0
   wanted after && run_check "$name" after "$@"
   wanted por && run_check "$name" por --por on "$@"
   [[ "$name" == "default model" ]] && wanted fp64 && run_check "$name" fp64 --fingerprint 64 "$@"
@@ -112,6 +122,10 @@ if ((big)); then
   check_rows "cluster, RF 3, min ISR 2" --model cluster --set replication_factor=3 --set min_insync_replicas=2
   check_rows "cluster, RF 3, min ISR 2, kraft.max_records=2" --model cluster --set replication_factor=3 \
     --set min_insync_replicas=2 --set kraft.max_records=2
+  # Issue 27, item 5: reach with the defaults (POR on).
+  check_rows "issue 27: default, bounds.max_records=3" --set bounds.max_records=3
+  check_rows "issue 27: cluster RF 3, kraft.max_records=2, 2 crashes" --model cluster --set replication_factor=3 \
+    --set min_insync_replicas=2 --set kraft.max_records=2 --set faults.max_crashes=2
   # prove: its searches use the engine's defaults (128-bit, delta); no JSON memory figures.
   run_prove() {
     local variant="$1"
@@ -133,11 +147,13 @@ print(f"| {'prove: ELR, power loss + disk loss after ack':44} | {variant:6} | {f
       f"{int(rss_kb) * 1024 / max(1, states):7.1f} | {'-':>13} | {'-':>12} | {'-':>9} |")
 EOF
   }
-  wanted after && run_prove after
-  wanted por && run_prove por --por on
+  if [[ -z "$rows" ]]; then
+    wanted after && run_prove after
+    wanted por && run_prove por --por on
+  fi
 fi
 
-if ((toy)); then
+if ((toy)) && [[ -z "$rows" ]]; then
   bench="$(dirname "$binary")/bfs_bench"
   if [[ -x "$bench" ]]; then
     echo
@@ -162,10 +178,11 @@ try:
 except OSError:
     pass
 limit_s, limit_bytes, limit_collision = 15 * 60, 12 * 2**30, 1e-6
-for name in ("default, bounds.max_records=2", "cluster, RF 3, min ISR 2, kraft.max_records=2"):
+for name in ("default, bounds.max_records=2", "cluster, RF 3, min ISR 2, kraft.max_records=2",
+             "issue 27: default, bounds.max_records=3", "issue 27: cluster RF 3, kraft.max_records=2, 2 crashes"):
     runs = [r for r in rows if r[0] == name]
     if not runs:
-        print(f"- {name}: not run (--no-big, or no variant selected)")
+        print(f"- {name}: not run (--no-big, --rows, or no variant selected)")
         continue
     def ok(r):
         return r[2] != "incomplete" and r[4] <= limit_s and r[5] <= limit_bytes and r[6] < limit_collision

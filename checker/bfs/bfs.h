@@ -38,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -47,6 +48,7 @@
 
 #include "checker/bfs/bfs_types.h"
 #include "checker/bfs/checkpoint.h"
+#include "checker/bfs/parallel_profile.h"
 #include "checker/bfs/violation_log.h"
 #include "checker/bfs/worker_pool.h"
 #include "checker/counterexample.h"
@@ -159,6 +161,13 @@ inline constexpr size_t kLookahead = 16;
 // successors was already visited, and while expanding otherwise (see choose_lookup).
 inline constexpr double kDedupeLookupMaxHits = 0.3;
 
+// Waves with fewer new states than this are merged, and levels with fewer have their
+// parent-log entries encoded, on the coordinator: a phase on the workers would cost more
+// in waking them than it saves. Larger ones split into this many parts per thread (the
+// workers take parts as they come, so one slow thread holds up little).
+inline constexpr size_t kParallelOrderMin = size_t{1} << 14;
+inline constexpr size_t kOrderPartsPerThread = 4;
+
 template <class Action, class Fp>
 struct alignas(64) Worker {
   std::vector<std::vector<Candidate<Fp>>> buckets;  // per visited-set shard
@@ -167,6 +176,7 @@ struct alignas(64) Worker {
   std::vector<uint32_t> cursor;
   std::vector<uint64_t> survivors;  // keys of new states
   std::vector<uint64_t> key_scratch;  // sorting survivors
+  std::vector<size_t> heads;          // merging survivors (more than two workers)
   std::vector<Fp> recent;
   std::vector<Action> actions;      // the enabled actions of one parent (materialize, POR)
   // Partial-order reduction (expand, BfsOptions::por): the ample subset and its scratch.
@@ -248,10 +258,20 @@ class Engine {
       workers_.push_back(std::move(w));
     }
     const double coordinator_cpu = WorkerPool::thread_cpu_seconds();
+    if (profiling()) profile_.threads = options_.threads;
     search();
     if (continue_) settle_outcomes();
     // The coordinator's own work (merging, parent log, growing the set) is sequential.
-    critical_path_seconds_ = pool.critical_path_seconds() + WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    const double coordinator = WorkerPool::thread_cpu_seconds() - coordinator_cpu;
+    critical_path_seconds_ = pool.critical_path_seconds() + coordinator;
+    if (profiling()) {
+      // What the named sections did not take of the coordinator's serial CPU.
+      double named = 0;
+      for (const auto& t : profile_.sections) named += t.cpu;
+      auto& other = profile_.sections[ParallelProfile::Other];
+      other.cpu = std::max(0.0, coordinator - profile_.coordinator_during_phases - named);
+      other.runs = 1;
+    }
     pool_ = nullptr;
     return finish();
   }
@@ -262,6 +282,49 @@ class Engine {
 
   // check --spill: the visited set and the frontier move to disk to stay under max_memory.
   bool spilling() const { return !options_.spill_dir.empty() && options_.max_memory_bytes != 0; }
+
+  // ---- BfsOptions::profile (checker/bfs/parallel_profile.h) -----------------------------
+  bool profiling() const { return options_.profile; }
+
+  // Times one serial section of the coordinator; reads no clock when not profiling.
+  class SectionTimer {
+   public:
+    SectionTimer(ParallelProfile* profile, ParallelProfile::Section section)
+        : profile_(profile), section_(section), start_(profile ? WorkerPool::thread_cpu_seconds() : 0) {}
+    ~SectionTimer() {
+      if (profile_ == nullptr) return;
+      auto& t = profile_->sections[section_];
+      ++t.runs;
+      t.cpu += WorkerPool::thread_cpu_seconds() - start_;
+    }
+    SectionTimer(const SectionTimer&) = delete;
+    SectionTimer& operator=(const SectionTimer&) = delete;
+
+   private:
+    ParallelProfile* profile_;
+    ParallelProfile::Section section_;
+    double start_;
+  };
+  SectionTimer timed(ParallelProfile::Section section) {
+    return SectionTimer(profiling() ? &profile_ : nullptr, section);
+  }
+
+  // Runs one parallel phase on every worker (a barrier at its end), ticking meanwhile.
+  void run_phase(ParallelProfile::Phase phase, const std::function<void(int)>& task) {
+    const double before = profiling() ? WorkerPool::thread_cpu_seconds() : 0;
+    pool_->run(task, [&] { tick(); });
+    if (!profiling()) return;
+    profile_.coordinator_during_phases += WorkerPool::thread_cpu_seconds() - before;
+    const std::vector<double>& cpu = pool_->last_phase_cpu();
+    const double busiest = *std::max_element(cpu.begin(), cpu.end());
+    auto& p = profile_.phases[phase];
+    ++p.barriers;
+    p.critical += busiest;
+    for (const double c : cpu) {
+      p.work += c;
+      p.wait += busiest - c;
+    }
+  }
   // Frontier states per wave when spilling: the candidate buffers (~24 bytes per successor
   // of a wave) stay within about a sixteenth of the budget for up to ~20 successors a state.
   size_t spill_wave_states() const {
@@ -372,7 +435,10 @@ class Engine {
       lap(phases_.order);
       materialize();
       if (spilling() && next_->bytes() > options_.max_memory_bytes / 8) spilled_frontier_ += next_->spill();
-      if (continue_) account_level(level);
+      if (continue_) {
+        const auto section = timed(ParallelProfile::Account);
+        account_level(level);
+      }
       lap(phases_.materialize);
       distinct_ += new_.size();
       level_sizes_.push_back(new_.size());
@@ -535,7 +601,7 @@ class Engine {
     const size_t chunk = chunk_size(last - first);
     next_item_.store(first);
     in_expand_ = true;
-    pool_->run(
+    run_phase(ParallelProfile::Expand,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           typename Store::Reader reader(*frontier_);
@@ -552,8 +618,7 @@ class Engine {
             w.generated_published.store(w.generated, std::memory_order_relaxed);
             w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
           }
-        },
-        [&] { tick(); });
+        });
     in_expand_ = false;
     for (const auto& w : workers_) generated_ += w->generated;
   }
@@ -672,7 +737,7 @@ class Engine {
 
   void dedupe() {
     next_item_.store(0);
-    pool_->run(
+    run_phase(ParallelProfile::Dedupe,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           w.survivors.clear();
@@ -687,28 +752,65 @@ class Engine {
             bfs_key::sort(w.survivors, w.key_scratch);
           }
           w.buffer_bytes.store(w.bucket_bytes(), std::memory_order_relaxed);
-        },
-        [&] { tick(); });
+        });
 
     // Insert the new fingerprints, growing the set first if needed (see visited_set.h).
     std::vector<size_t> incoming(Set::kShards);
     for (size_t shard = 0; shard < Set::kShards; ++shard) incoming[shard] = unique_[shard].size();
-    visited_.begin_batch(incoming);
+    grow_visited_set(incoming);
     visited_bytes_ = visited_.bytes();
     next_item_.store(0);
-    pool_->run(
+    run_phase(ParallelProfile::Insert,
         [&](int) {
           while (true) {
             const size_t shard = next_item_.fetch_add(1);
             if (shard >= Set::kShards) break;
             visited_.insert_batch(shard, unique_[shard].data(), unique_[shard].size());
           }
-        },
-        [&] { tick(); });
-    visited_.end_batch(unique_);
-    if (spilling()) visited_.maybe_spill();
+        });
+    {
+      const auto section = timed(ParallelProfile::EndBatch);
+      visited_.end_batch(unique_);
+      if (spilling()) visited_.maybe_spill();
+    }
     visited_bytes_ = visited_.bytes();
     for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);
+  }
+
+  // Before a batch: grows the visited set if the batch needs it, on the workers (the
+  // layout one thread would give: visited_set.h, plan_batch()).
+  void grow_visited_set(const std::vector<size_t>& incoming) {
+    bool growing = false;
+    {
+      const auto section = timed(ParallelProfile::Growth);
+      growing = visited_.plan_batch(incoming);
+    }
+    if (!growing) return;
+    const size_t tasks = visited_.growth_tasks();
+    next_item_.store(0);
+    run_phase(ParallelProfile::Grow, [&](int) {
+      while (true) {
+        const size_t task = next_item_.fetch_add(1);
+        if (task >= tasks) break;
+        visited_.prepare_growth(task);
+      }
+    });
+    size_t groups = 0;
+    {
+      const auto section = timed(ParallelProfile::Growth);
+      groups = visited_.layout_growth(static_cast<size_t>(options_.threads));
+      // What the groups copy out is counted until finish_growth().
+      visited_bytes_ = visited_.bytes();
+      peak_memory_ = std::max(peak_memory_, memory_now());
+    }
+    // Every group on its own worker, all at once (group g waits for group g - 1's copy).
+    if (groups > 0) {
+      run_phase(ParallelProfile::Grow, [&](int t) {
+        if (static_cast<size_t>(t) < groups) visited_.move_growth(static_cast<size_t>(t));
+      });
+    }
+    const auto section = timed(ParallelProfile::Growth);
+    visited_.finish_growth();
   }
 
   static bool candidate_less(const Candidate<Fp>& a, const Candidate<Fp>& b) {
@@ -800,30 +902,133 @@ class Engine {
     lookup_in_expand_ = static_cast<double>(hits) > kDedupeLookupMaxHits * static_cast<double>(offered);
   }
 
-  // Merges the workers' survivor lists (each sorted by key) into the next level's order.
-  // Appends the wave's new states to new_ in key order.
+  // Merges the workers' survivor lists (each sorted by key) into the next level's order:
+  // appends the wave's new states to new_ in key order. A large wave is merged on the
+  // workers (on the coordinator it was ~2% of the toy model's CPU, issue 27 item 2):
+  // quantiles of the longest list split the keys into parts, binary searches find each
+  // part's slice of every list, and each part is merged into its place in new_. Keys are
+  // unique (one successor, one fingerprint, one shard), so the order is the same.
   void order() {
+    const size_t threads = workers_.size();
+    const size_t base = new_.size();
     size_t total = 0;
-    for (const auto& w : workers_) total += w->survivors.size();
-    new_.reserve(new_.size() + total);
-    std::vector<size_t> head(workers_.size(), 0);
-    for (size_t k = 0; k < total; ++k) {
-      size_t best = workers_.size();
-      uint64_t best_key = kNone;
-      for (size_t t = 0; t < workers_.size(); ++t) {
-        const auto& list = workers_[t]->survivors;
-        if (head[t] < list.size() && (best == workers_.size() || list[head[t]] < best_key)) {
-          best = t;
-          best_key = list[head[t]];
+    const std::vector<uint64_t>* longest = &workers_[0]->survivors;
+    for (const auto& w : workers_) {
+      total += w->survivors.size();
+      if (w->survivors.size() > longest->size()) longest = &w->survivors;
+    }
+    if (total == 0) return;
+    // Exactly what the level needs so far: new_ counts in the engine's memory figure.
+    new_.reserve(base + total);
+    if (threads == 1) {
+      const auto section = timed(ParallelProfile::Merge);
+      new_.insert(new_.end(), longest->begin(), longest->end());
+      return;
+    }
+    const size_t parts = total < kParallelOrderMin ? 1 : threads * kOrderPartsPerThread;
+    {
+      const auto section = timed(ParallelProfile::Merge);
+      // part_bounds_[j * threads + t]: where part j starts in worker t's list.
+      part_bounds_.resize((parts + 1) * threads);
+      part_at_.resize(parts + 1);
+      for (size_t j = 0; j <= parts; ++j) {
+        part_at_[j] = base;
+        const uint64_t splitter = (*longest)[std::min(longest->size() - 1, j * longest->size() / parts)];
+        for (size_t t = 0; t < threads; ++t) {
+          const auto& list = workers_[t]->survivors;
+          const size_t at = j == 0       ? 0
+                            : j == parts ? list.size()
+                                         : static_cast<size_t>(std::lower_bound(list.begin(), list.end(), splitter) -
+                                                               list.begin());
+          part_bounds_[j * threads + t] = at;
+          part_at_[j] += at;
         }
       }
-      new_.push_back(workers_[best]->survivors[head[best]++]);
+      new_.resize(base + total);
+    }
+    if (parts == 1) {
+      const auto section = timed(ParallelProfile::Merge);
+      merge_part(*workers_[0], 0);
+      return;
+    }
+    next_item_.store(0);
+    run_phase(ParallelProfile::Order, [&](int t) {
+      while (true) {
+        const size_t part = next_item_.fetch_add(1);
+        if (part >= parts) break;
+        merge_part(*workers_[static_cast<size_t>(t)], part);
+      }
+    });
+  }
+
+  // Merges part `part` of every worker's survivors into new_ (see order()).
+  void merge_part(W& w, size_t part) {
+    const size_t threads = workers_.size();
+    uint64_t* out = new_.data() + part_at_[part];
+    if (threads == 2) {
+      const auto& a = workers_[0]->survivors;
+      const auto& b = workers_[1]->survivors;
+      std::merge(a.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2]),
+                 a.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 2]),
+                 b.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 1]),
+                 b.begin() + static_cast<std::ptrdiff_t>(part_bounds_[part * 2 + 3]), out);
+      return;
+    }
+    w.heads.assign(part_bounds_.begin() + static_cast<std::ptrdiff_t>(part * threads),
+                   part_bounds_.begin() + static_cast<std::ptrdiff_t>((part + 1) * threads));
+    const size_t* ends = part_bounds_.data() + (part + 1) * threads;
+    for (size_t k = part_at_[part]; k < part_at_[part + 1]; ++k) {
+      size_t best = threads;
+      uint64_t best_key = kNone;
+      for (size_t t = 0; t < threads; ++t) {
+        if (w.heads[t] < ends[t] && (best == threads || workers_[t]->survivors[w.heads[t]] < best_key)) {
+          best = t;
+          best_key = workers_[t]->survivors[w.heads[t]];
+        }
+      }
+      *out++ = best_key;
+      ++w.heads[best];
     }
   }
 
+  // The level's parent-log entries, in new_'s order. A large level is encoded on the
+  // workers, a slice each (ParentLog::encode), and the coordinator appends the slices
+  // (with one thread too: so that a 1-thread profile counts as serial only what stays
+  // serial with more).
   void record_parents() {
+    const size_t n = new_.size();
+    const size_t slices = n < kParallelOrderMin ? 0 : workers_.size() * kOrderPartsPerThread;
+    if (slices == 0) {
+      const auto section = timed(ParallelProfile::ParentLog);
+      parents_.begin_level();
+      for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
+      return;
+    }
+    if (parent_bytes_.size() < slices) parent_bytes_.resize(slices);
+    next_item_.store(0);
+    run_phase(ParallelProfile::Order, [&](int) {
+      while (true) {
+        const size_t slice = next_item_.fetch_add(1);
+        if (slice >= slices) break;
+        std::vector<uint8_t>& out = parent_bytes_[slice];
+        out.clear();
+        const size_t begin = n * slice / slices;
+        const size_t end = n * (slice + 1) / slices;
+        uint64_t previous = begin == 0 ? 0 : bfs_key::parent(new_[begin - 1]);
+        for (size_t i = begin; i < end; ++i) {
+          const uint64_t parent = bfs_key::parent(new_[i]);
+          ParentLog::encode(out, previous, parent, bfs_key::action(new_[i]));
+          previous = parent;
+        }
+      }
+    });
+    const auto section = timed(ParallelProfile::ParentLog);
     parents_.begin_level();
-    for (const uint64_t key : new_) parents_.append(bfs_key::parent(key), bfs_key::action(key));
+    for (size_t slice = 0; slice < slices; ++slice) {
+      const size_t begin = n * slice / slices;
+      const size_t end = n * (slice + 1) / slices;
+      parents_.append_encoded(parent_bytes_[slice], end - begin, end == 0 ? 0 : bfs_key::parent(new_[end - 1]));
+    }
   }
 
   // Work unit: one chunk of the state store, so that each chunk has a single writer.
@@ -843,7 +1048,7 @@ class Engine {
       w->violation_index = kNone;
       w->stored_bytes.store(0, std::memory_order_relaxed);
     }
-    pool_->run(
+    run_phase(ParallelProfile::Materialize,
         [&](int t) {
           W& w = *workers_[static_cast<size_t>(t)];
           typename Store::Reader reader(*frontier_);
@@ -889,8 +1094,7 @@ class Engine {
             next_->seal(chunk);
             w.stored_bytes.fetch_add(next_->chunk_bytes(chunk), std::memory_order_relaxed);
           }
-        },
-        [&] { tick(); });
+        });
     violation_index_ = kNone;
     for (const auto& w : workers_) {
       bounds_mask_ |= w->bounds_mask;
@@ -1077,6 +1281,7 @@ class Engine {
     // while a phase runs, exact at phase boundaries).
     uint64_t n = visited_bytes_ + parents_.bytes() + store_bytes_;
     n += new_.capacity() * sizeof(uint64_t);
+    for (const auto& b : parent_bytes_) n += b.capacity();
     if (continue_) {
       n += log_.bytes() + (masks_.capacity() + frontier_masks_.capacity()) * sizeof(uint64_t) +
            (tokens_.capacity() + measures_.capacity() + frontier_signature_.capacity() +
@@ -1179,6 +1384,7 @@ class Engine {
     r.candidate_record_bytes = sizeof(Candidate<Fp>);
     r.phase_seconds = phases_;
     r.critical_path_seconds = critical_path_seconds_;
+    r.parallel_profile = profile_;
     r.bounds_mask = bounds_mask_;
     r.bounds_reached = bound_names_in(model_, bounds_mask_);
     r.usage_mask = usage_mask_;
@@ -1214,6 +1420,12 @@ class Engine {
   uint64_t frontier_encoded_bytes_ = 0;  // summed over levels
   uint64_t frontier_states_ = 0;
   std::vector<uint64_t> new_;  // keys of the next level's states, in frontier order
+  // Merging a wave and encoding a level's parent-log entries on the workers (order(),
+  // record_parents()): the parts' bounds in each worker's survivors, the parts' places
+  // in new_, the encoded slices. Capacities are kept from level to level.
+  std::vector<size_t> part_bounds_;
+  std::vector<size_t> part_at_;
+  std::vector<std::vector<uint8_t>> parent_bytes_;
   std::atomic<size_t> next_item_{0};
   std::atomic<int> abort_{0};
   bool in_expand_ = false;
@@ -1255,6 +1467,7 @@ class Engine {
   uint64_t peak_memory_ = 0;
   uint64_t spilled_frontier_ = 0;  // frontier bytes moved to disk, over every level
   double critical_path_seconds_ = 0;
+  ParallelProfile profile_;  // filled with BfsOptions::profile
   Clock::time_point start_;
   Clock::time_point last_report_;
   // Checkpoints: the counters at the start of the level being explored, the time of the

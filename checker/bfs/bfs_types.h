@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checker/bfs/checkpoint_options.h"
+#include "checker/bfs/parallel_profile.h"
 #include "checker/counterexample.h"
 
 namespace isr::checker {
@@ -110,6 +111,10 @@ struct BfsOptions {
   // `check --checkpoint DIR` / `--resume DIR` (checker/bfs/checkpoint.h): the search
   // written at level boundaries and on a stop, and resumed with the same result.
   CheckpointOptions checkpoint;
+  // true: fill BfsResult::parallel_profile (thread CPU time per parallel phase and per
+  // serial section of the coordinator: checker/bfs/parallel_profile.h). Off, the engine
+  // reads no clock for it; results never depend on it.
+  bool profile = false;
 };
 
 // One property's verdict after a --continue search.
@@ -189,6 +194,8 @@ struct BfsResult {
   // coordinator's sequential work. What `seconds` would be with one idle core per
   // thread; the ratio for 1 and N threads estimates the speed-up on a shared machine.
   double critical_path_seconds = 0;
+  // With BfsOptions::profile: the critical path taken apart (threads == 0 without it).
+  ParallelProfile parallel_profile;
 
   uint32_t bounds_mask = 0;                 // OR of bounds_hit over every distinct state
   std::vector<std::string> bounds_reached;  // names of the bits in bounds_mask

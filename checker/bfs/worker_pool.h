@@ -40,7 +40,7 @@ struct ThreadStartError : std::runtime_error {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(int threads) {
+  explicit WorkerPool(int threads) : last_cpu_(static_cast<size_t>(threads), 0.0) {
     workers_.reserve(static_cast<size_t>(threads));
     for (int i = 0; i < threads; ++i) {
       try {
@@ -63,6 +63,9 @@ class WorkerPool {
   // phase: the wall time the phases would take with one idle core per worker. (On a
   // loaded machine wall-clock time says little about the engine's parallelism.)
   double critical_path_seconds() const { return critical_path_seconds_; }
+
+  // Each worker's CPU seconds in the last phase run (checker/bfs/parallel_profile.h).
+  const std::vector<double>& last_phase_cpu() const { return last_cpu_; }
 
   static double thread_cpu_seconds() {
     timespec t{};
@@ -127,6 +130,7 @@ class WorkerPool {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         phase_max_cpu_ = std::max(phase_max_cpu_, cpu);
+        last_cpu_[static_cast<size_t>(index)] = cpu;
         if (error && !error_) error_ = error;
         if (--running_ == 0) done_.notify_one();
       }
@@ -142,6 +146,7 @@ class WorkerPool {
   bool stopping_ = false;
   double phase_max_cpu_ = 0;
   double critical_path_seconds_ = 0;
+  std::vector<double> last_cpu_;  // per worker; sized once, so a phase allocates nothing
   std::exception_ptr error_;
   std::vector<std::thread> workers_;
 };

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -45,6 +46,30 @@ class ParentLog {
     put_varint(action_index);
     previous_parent_ = parent_index;
     ++index_.count.back();
+  }
+
+  // A level's entries encoded on several threads (the BFS engine's way): each thread
+  // encodes a slice into a buffer of its own, entry after entry, starting from the
+  // parent of the entry before the slice (0 at the level's start); append_encoded() then
+  // appends the buffers in order. The log holds the bytes append() would have written.
+  static void encode(std::vector<uint8_t>& out, uint64_t previous_parent, uint64_t parent_index,
+                     uint32_t action_index) {
+    if (parent_index < previous_parent) throw std::logic_error("ParentLog: parents must be non-decreasing within a level");
+    encode_varint(out, parent_index - previous_parent);
+    encode_varint(out, action_index);
+  }
+  void append_encoded(const std::vector<uint8_t>& bytes, uint64_t entries, uint64_t last_parent) {
+    for (size_t at = 0; at < bytes.size();) {
+      if (blocks_.empty() || size_ == blocks_.back().start + blocks_.back().size) add_block();
+      Block& last = blocks_.back();
+      const size_t room = static_cast<size_t>(last.start + last.size - size_);
+      const size_t n = std::min(room, bytes.size() - at);
+      std::memcpy(last.data.get() + (size_ - last.start), bytes.data() + at, n);
+      at += n;
+      size_ += n;
+    }
+    if (entries != 0) previous_parent_ = last_parent;
+    index_.count.back() += entries;
   }
 
   size_t levels() const { return index_.levels(); }
@@ -117,11 +142,13 @@ class ParentLog {
     uint64_t start;  // global byte position of data[0]
   };
 
+  void add_block() {
+    const size_t next = blocks_.empty() ? kFirstBlock : std::min(kMaxBlock, blocks_.back().size * 2);
+    blocks_.push_back(Block{std::unique_ptr<uint8_t[]>(new uint8_t[next]), next, size_});
+  }
+
   void put_byte(uint8_t b) {
-    if (blocks_.empty() || size_ == blocks_.back().start + blocks_.back().size) {
-      const size_t next = blocks_.empty() ? kFirstBlock : std::min(kMaxBlock, blocks_.back().size * 2);
-      blocks_.push_back(Block{std::unique_ptr<uint8_t[]>(new uint8_t[next]), next, size_});
-    }
+    if (blocks_.empty() || size_ == blocks_.back().start + blocks_.back().size) add_block();
     Block& last = blocks_.back();
     last.data[size_ - last.start] = b;
     ++size_;
@@ -133,6 +160,14 @@ class ParentLog {
       v >>= 7;
     }
     put_byte(static_cast<uint8_t>(v));
+  }
+
+  static void encode_varint(std::vector<uint8_t>& out, uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(v));
   }
 
   uint8_t byte_at(uint64_t pos) const {

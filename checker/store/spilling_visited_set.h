@@ -44,6 +44,13 @@ class SpillingVisitedSet {
     return memory_.insert(fp);
   }
   void begin_batch(const std::vector<size_t>& incoming) { memory_.begin_batch(incoming); }
+  // Growing the memory part on several threads (visited_set.h, plan_batch()).
+  bool plan_batch(const std::vector<size_t>& incoming) { return memory_.plan_batch(incoming); }
+  size_t growth_tasks() const { return memory_.growth_tasks(); }
+  void prepare_growth(size_t task) { memory_.prepare_growth(task); }
+  size_t layout_growth(size_t threads) { return memory_.layout_growth(threads); }
+  void move_growth(size_t group) { memory_.move_growth(group); }
+  void finish_growth() { memory_.finish_growth(); }
   bool insert_batch(size_t shard, const Fp* fps, size_t n) { return memory_.insert_batch(shard, fps, n); }
   void end_batch(const std::vector<std::vector<Fp>>& batches) { memory_.end_batch(batches); }
 

@@ -34,16 +34,26 @@
 //   end_batch(batches)           coordinator: frees the old array, fixes any overflow
 // Sorted batches are why growth must be decided up front: inserting sorted fingerprints
 // one by one overloads the low end of a table before any load check can see it.
+//
+// Growing in place is a pass over the whole set; on the coordinator it was a quarter of
+// the toy model's CPU time, which a second thread could not share (issue 27, item 2).
+// The engine therefore grows it on its workers (plan_batch() and the calls after it):
+// the read-only pass that sizes each shard's tail and the first touch of the fresh pages
+// (which the kernel zeroes) split into tasks, then the move split into groups of shards
+// (growth_groups.h), with the layout one thread gives.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "checker/store/fingerprint.h"
+#include "checker/store/growth_groups.h"
 #include "checker/store/large_array.h"
 
 namespace isr::checker {
@@ -111,20 +121,132 @@ class BasicVisitedSet {
   // Coordinator, before a batch: `incoming[s]` bounds how many new fingerprints shard s
   // will receive. Grows all shards when one of them would pass the maximal load.
   void begin_batch(const std::vector<size_t>& incoming) {
+    if (!plan_batch(incoming)) return;
+    for (size_t i = 0; i < growth_tasks(); ++i) prepare_growth(i);
+    if (layout_growth(1) == 1) move_growth(0);
+    finish_growth();
+  }
+
+  // ---- Growing in place on several threads (the BFS engine's way) ---------------------
+  // plan_batch(incoming) is begin_batch() for a caller with workers. When the set must
+  // grow in place it only starts the growth and returns true; the caller then runs
+  //   prepare_growth(i) for every i < growth_tasks(), on any threads (read-only on the
+  //       set: each shard's tail at the new capacity, the first touch of fresh pages);
+  //   n = layout_growth(threads), on one thread (0: the array could not grow in place,
+  //       and the batch moves the set instead, as begin_batch would);
+  //   move_growth(g) for every g < n, each on its own thread, all at the same time
+  //       (group g waits for what group g - 1 copies out for it: growth_groups.h);
+  //   finish_growth(), on one thread;
+  // and then inserts the batch as after begin_batch(). The layout, hence every probe,
+  // is the one begin_batch() gives, for any number of groups.
+  bool plan_batch(const std::vector<size_t>& incoming) {
     size_t needed = 0;
     for (size_t s = 0; s < kShards; ++s) needed = std::max(needed, shards_[s].count + incoming[s]);
     size_t capacity = capacity_;
     while (static_cast<double>(needed) > kMaxLoad * static_cast<double>(capacity)) {
       capacity = static_cast<size_t>(static_cast<double>(capacity) * kGrowth) + 1;
     }
-    if (capacity == capacity_) return;
+    if (capacity == capacity_) return false;
     std::vector<size_t> tails(kShards);
     for (size_t s = 0; s < kShards; ++s) tails[s] = std::max(TailFor(capacity), shards_[s].tail);
-    if (grow_in_place(capacity, tails)) return;
+    if (start_growth(capacity, tails)) return true;
     old_slots_ = std::move(slots_);
     old_shards_ = shards_;
     allocate(capacity, tails);
     moving_ = true;
+    return false;
+  }
+
+  size_t growth_tasks() const { return growth_ ? kShards + growth_->fresh_slices : 0; }
+
+  void prepare_growth(size_t task) {
+    Growth& g = *growth_;
+    if (task >= kShards) {
+      // One write per 4 KiB page (the kernel zeroes the whole page, or huge page, then).
+      const size_t per_slice = kFreshSlice / sizeof(Fp);
+      const size_t begin = g.fresh_begin + (task - kShards) * per_slice;
+      const size_t end = std::min(g.fresh_end, begin + per_slice);
+      Fp* s = slots_.data();
+      for (size_t i = begin; i < end; i += 4096 / sizeof(Fp)) s[i] = Fp{};
+      return;
+    }
+    const Shard& sh = shards_[task];
+    const Fp* from = slots_.data() + sh.offset;
+    size_t next_free = 0;
+    for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
+      if (from[i] == Fp{}) continue;
+      next_free = std::max(home_for(from[i], g.capacity), next_free) + 1;
+    }
+    // next_free is one past the last value: the sentinel needs one more slot.
+    if (next_free + 1 > g.capacity + g.tails[task]) g.tails[task] = next_free + 1 - g.capacity + TailFor(g.capacity);
+  }
+
+  size_t layout_growth(size_t threads) {
+    if (layout(threads)) return growth_->groups.count();
+    const size_t capacity = growth_->capacity;
+    const std::vector<size_t> tails = growth_->tails;
+    growth_.reset();
+    old_slots_ = std::move(slots_);
+    old_shards_ = shards_;
+    allocate(capacity, tails);
+    moving_ = true;
+    return 0;
+  }
+
+  void move_growth(size_t group) {
+    Growth& g = *growth_;
+    const size_t begin = g.groups.first[group];
+    const size_t end = g.groups.first[group + 1];
+    if (group + 1 < g.groups.count()) {
+      // The next group's first shards, which this group's new regions cover.
+      std::vector<Fp>& out = g.saved[group + 1];
+      for (size_t s = end; s < g.groups.saved_end[group + 1]; ++s) {
+        const Fp* from = slots_.data() + g.old_offset[s];
+        for (size_t i = 0; i < g.old_physical[s]; ++i) {
+          if (from[i] != Fp{}) out.push_back(from[i]);
+        }
+      }
+      g.ready[group + 1].store(true, std::memory_order_release);
+      g.ready[group + 1].notify_all();
+    }
+    std::vector<Fp>& values = g.values[group];
+    for (size_t s = end; s-- > begin;) {
+      const Fp* from;
+      size_t n;
+      if (s < g.groups.saved_end[group]) {
+        g.ready[group].wait(false, std::memory_order_acquire);
+        const size_t k = s - begin;
+        from = g.saved[group].data() + g.saved_at[group][k];
+        n = g.saved_at[group][k + 1] - g.saved_at[group][k];
+      } else {
+        values.clear();
+        const Fp* old = slots_.data() + g.old_offset[s];
+        for (size_t i = 0; i < g.old_physical[s]; ++i) {
+          if (old[i] != Fp{}) values.push_back(old[i]);
+        }
+        from = values.data();
+        n = values.size();
+      }
+      Fp* to = slots_.data() + g.offset[s];
+      std::memset(static_cast<void*>(to), 0, (g.capacity + g.tails[s]) * sizeof(Fp));
+      size_t next_free = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const size_t pos = std::max(home_for(from[i], g.capacity), next_free);
+        to[pos] = from[i];
+        next_free = pos + 1;
+      }
+      Shard& sh = shards_[s];
+      sh.offset = g.offset[s];
+      sh.tail = g.tails[s];
+      sh.capacity = g.capacity;
+      sh.ok = true;
+    }
+  }
+
+  void finish_growth() {
+    if (!growth_) return;
+    capacity_ = growth_->capacity;
+    growth_.reset();
   }
 
   // One thread per shard: inserts a batch of fingerprints, sorted increasing and not yet
@@ -209,8 +331,16 @@ class BasicVisitedSet {
       }
     }
   }
-  // Includes the array being replaced while a batch grows the set.
-  size_t bytes() const { return slots_.bytes() + old_slots_.bytes() + shards_.capacity() * sizeof(Shard) * 2; }
+  // Includes the array being replaced while a batch grows the set, and what a growth in
+  // place on several threads copies out.
+  size_t bytes() const {
+    size_t n = slots_.bytes() + old_slots_.bytes() + shards_.capacity() * sizeof(Shard) * 2;
+    if (growth_) {
+      for (const auto& v : growth_->saved) n += v.capacity() * sizeof(Fp);
+      for (const auto& v : growth_->values) n += v.capacity() * sizeof(Fp);
+    }
+    return n;
+  }
 
  private:
   static constexpr size_t kMinCapacity = 16;
@@ -248,56 +378,101 @@ class BasicVisitedSet {
   // Grows every shard to `capacity` home slots inside the array it already has
   // (LargeArray::grow), without a second array: fresh pages cost far more than moving
   // values within pages already mapped (large_array.h). A first read-only pass finds
-  // the tail each shard needs at the new capacity; then the shards are laid out again
-  // from the last to the first. Shard s's new region starts at or after its old one
-  // (capacity and tails only grow) and ends where shard s + 1's new region starts, so
-  // writing it (from a copy of its values) overwrites only its own old region and
-  // regions of shards already laid out; the old regions of shards before s lie below
-  // it. Returns false, changing nothing, when the array is not growable or its
-  // reservation is exhausted.
-  bool grow_in_place(size_t capacity, std::vector<size_t> tails) {
+  // the tail each shard needs at the new capacity (prepare_growth); then the shards are
+  // laid out again from the last to the first (move_growth with one group). Shard s's
+  // new region starts at or after its old one (capacity and tails only grow) and ends
+  // where shard s + 1's new region starts, so writing it (from a copy of its values)
+  // overwrites only its own old region and regions of shards already laid out; the old
+  // regions of shards before s lie below it. Returns false, moving nothing, when the
+  // array is not growable or its reservation is exhausted.
+  bool grow_in_place(size_t capacity, const std::vector<size_t>& tails) {
+    if (!start_growth(capacity, tails)) return false;
+    for (size_t i = 0; i < growth_tasks(); ++i) prepare_growth(i);
+    if (!layout(1)) {
+      growth_.reset();
+      return false;
+    }
+    move_growth(0);
+    finish_growth();
+    return true;
+  }
+
+  // A growth in place under way (see plan_batch()).
+  struct Growth {
+    size_t capacity = 0;                 // home slots per shard, new
+    std::vector<size_t> tails;           // new, per shard (prepare_growth raises them)
+    std::vector<size_t> old_offset;      // per shard, and then the old total
+    std::vector<size_t> old_physical;    // per shard: capacity + tail, old
+    std::vector<size_t> offset;          // per shard, and then the new total
+    size_t fresh_begin = 0;              // slots never touched before this growth
+    size_t fresh_end = 0;
+    size_t fresh_slices = 0;
+    GrowthGroups groups;
+    std::vector<std::vector<Fp>> saved;         // per group: its first shards' values, copied out
+    std::vector<std::vector<size_t>> saved_at;  // where each of those shards starts in it, and the end
+    std::unique_ptr<std::atomic<bool>[]> ready;  // per group: `saved` is complete
+    std::vector<std::vector<Fp>> values;         // per group: one shard's values while it moves
+  };
+  static constexpr size_t kFreshSlice = size_t{4} << 20;  // bytes of fresh pages per task
+
+  // Starts growing to `capacity` (rounded up to fill the last huge page) with at least
+  // `tails`: commits what the new layout needs at the least, for prepare_growth to touch.
+  bool start_growth(size_t capacity, const std::vector<size_t>& tails) {
     if (!slots_.is_growable()) return false;
     capacity = rounded_capacity(capacity, tails);
+    size_t least = capacity * kShards;
+    for (const size_t t : tails) least += t;
+    const size_t before = slots_.size();
+    if (least > before && !slots_.grow(least)) return false;
+    auto g = std::make_unique<Growth>();
+    g->capacity = capacity;
+    g->tails = tails;
+    g->old_offset.resize(kShards + 1);
+    g->old_physical.resize(kShards);
     for (size_t s = 0; s < kShards; ++s) {
-      const Shard& sh = shards_[s];
-      const Fp* from = slots_.data() + sh.offset;
-      size_t next_free = 0;
-      for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
-        if (from[i] == Fp{}) continue;
-        next_free = std::max(home_for(from[i], capacity), next_free) + 1;
-      }
-      // next_free is one past the last value: the sentinel needs one more slot.
-      if (next_free + 1 > capacity + tails[s]) tails[s] = next_free + 1 - capacity + TailFor(capacity);
+      g->old_offset[s] = shards_[s].offset;
+      g->old_physical[s] = capacity_ + shards_[s].tail;
     }
-    std::vector<size_t> offsets(kShards);
+    g->old_offset[kShards] = shards_[kShards - 1].offset + g->old_physical[kShards - 1];
+    g->fresh_begin = before;
+    g->fresh_end = std::max(before, least);
+    const size_t per_slice = kFreshSlice / sizeof(Fp);
+    g->fresh_slices = (g->fresh_end - g->fresh_begin + per_slice - 1) / per_slice;
+    growth_ = std::move(g);
+    return true;
+  }
+
+  // The new offsets, the array grown to them, and the groups (with room for what they
+  // copy out). False, having moved nothing, when the reservation is exhausted.
+  bool layout(size_t threads) {
+    Growth& g = *growth_;
+    g.offset.resize(kShards + 1);
     size_t total = 0;
     for (size_t s = 0; s < kShards; ++s) {
-      offsets[s] = total;
-      total += capacity + tails[s];
+      g.offset[s] = total;
+      total += g.capacity + g.tails[s];
     }
+    g.offset[kShards] = total;
     if (!slots_.grow(total)) return false;
-    std::vector<Fp> values;
-    for (size_t s = kShards; s-- > 0;) {
-      Shard& sh = shards_[s];
-      const Fp* from = slots_.data() + sh.offset;
-      values.clear();
-      for (size_t i = 0; i < capacity_ + sh.tail; ++i) {
-        if (from[i] != Fp{}) values.push_back(from[i]);
+    g.groups = plan_growth_groups(g.old_offset, g.offset, threads);
+    const size_t groups = g.groups.count();
+    g.saved.assign(groups, {});
+    g.saved_at.assign(groups, {});
+    g.values.assign(groups, {});
+    g.ready = std::make_unique<std::atomic<bool>[]>(groups);
+    size_t largest = 0;
+    for (size_t s = 0; s < kShards; ++s) largest = std::max(largest, shards_[s].count);
+    for (size_t k = 0; k < groups; ++k) {
+      g.values[k].reserve(largest);
+      size_t at = 0;
+      g.saved_at[k].push_back(0);
+      for (size_t s = g.groups.first[k]; s < g.groups.saved_end[k]; ++s) {
+        at += shards_[s].count;
+        g.saved_at[k].push_back(at);
       }
-      Fp* to = slots_.data() + offsets[s];
-      std::memset(static_cast<void*>(to), 0, (capacity + tails[s]) * sizeof(Fp));
-      size_t next_free = 0;
-      for (const Fp& v : values) {
-        const size_t pos = std::max(home_for(v, capacity), next_free);
-        to[pos] = v;
-        next_free = pos + 1;
-      }
-      sh.offset = offsets[s];
-      sh.tail = tails[s];
-      sh.capacity = capacity;
-      sh.ok = true;
+      g.saved[k].reserve(at);
+      g.ready[k].store(false, std::memory_order_relaxed);
     }
-    capacity_ = capacity;
     return true;
   }
 
@@ -384,6 +559,7 @@ class BasicVisitedSet {
 
   size_t capacity_ = 0;  // home slots per shard
   LargeArray<Fp> slots_;
+  std::unique_ptr<Growth> growth_;
   std::vector<Shard> shards_;
   // While a batch grows the set: the previous layout, read by insert_batch.
   bool moving_ = false;
