@@ -27,8 +27,10 @@ using checker::map_id;
 using checker::map_set;
 using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 
-void relabel(const Config& c, const Perm& p, const State& s, State& t) {
-  t = s;
+// Writes t's first `bytes` bytes (at least the configuration's used prefix: the slots
+// relabelled below lie in it).
+void relabel(const Config& c, size_t bytes, const Perm& p, const State& s, State& t) {
+  std::memcpy(static_cast<void*>(&t), &s, bytes);
   for (int n = 0; n < c.nodes(); ++n) t.nodes[p[n]] = s.nodes[n];
   for (int r = 0; r < c.replica_slots(); ++r) {
     const ReplicaState& from = s.replicas[r];
@@ -115,7 +117,9 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
 
 }  // namespace
 
-void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) { relabel(c, p, s, t); }
+void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) {
+  relabel(c, sizeof(State), p, s, t);
+}
 
 void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   const ControllerState from = image;
@@ -148,10 +152,17 @@ std::vector<std::vector<uint8_t>> symmetry_classes_for(const Config& c) {
   return classes;
 }
 
+const State& PartitionModel::canonical_form(const State& s, checker::CanonicalScratch<State>& scratch) const {
+  return checker::canonical_form<kMaxNodes>(
+      s, symmetry_classes_, prefix_bytes_, [this](const State& x, int n) { return signature(config_, x, n, true); },
+      [this](const Perm& p, const State& from, State& to) { relabel(config_, prefix_bytes_, p, from, to); }, scratch);
+}
+
 void PartitionModel::canonicalize(State& s) const {
-  checker::canonicalize<kMaxNodes>(
-      s, symmetry_classes_, [this](const State& x, int n) { return signature(config_, x, n, true); },
-      [this](const Perm& p, const State& from, State& to) { relabel(config_, p, from, to); });
+  checker::CanonicalScratch<State> scratch;
+  const State& c = canonical_form(s, scratch);
+  // The representative's bytes past the prefix were never written; s's are zero.
+  if (&c != &s) std::memcpy(static_cast<void*>(&s), &c, prefix_bytes_);
 }
 
 }  // namespace isr::spec
