@@ -68,24 +68,25 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   // The node's own 9 bytes (the 8 first as a word; nodes[] is followed by replicas[],
   // so the load never leaves the state).
   h.add(load_word(&node));
+  // Whether n is in each of the controller's node sets, four sets a load: bit n of each
+  // 16-bit set of a word is moved to the set's bit 0. isr, elr, last_known_elr and fenced
+  // are adjacent, as are directory_offline, zk_queued_demotion, zk_queued_reconcile and
+  // replicas (KIP-455: n assigned), and adding, removing (being added, being removed).
+  static_assert(offsetof(ControllerState, fenced) - offsetof(ControllerState, isr) == 6 &&
+                offsetof(ControllerState, replicas) - offsetof(ControllerState, directory_offline) == 6 &&
+                offsetof(ControllerState, removing) - offsetof(ControllerState, adding) == 2);
+  constexpr uint64_t kBit0OfEachSet = 0x0001000100010001ull;
+  const uint64_t in_sets = ((load_word(&ctl.isr) >> n) & kBit0OfEachSet) |
+                           ((load_word(&ctl.directory_offline) >> n) & kBit0OfEachSet) << 1 |
+                           (((uint64_t{ctl.adding} | uint64_t{ctl.removing} << 16) >> n) & kBit0OfEachSet) << 2;
+  h.add(in_sets);
   uint64_t flags = node.paused;
-  flags |= uint64_t{contains(ctl.isr, n)} << 8;
-  flags |= uint64_t{contains(ctl.elr, n)} << 9;
-  flags |= uint64_t{contains(ctl.last_known_elr, n)} << 10;
-  flags |= uint64_t{contains(ctl.fenced, n)} << 11;
-  flags |= uint64_t{contains(ctl.directory_offline, n)} << 12;
   flags |= uint64_t{ctl.leader == n} << 13;
   flags |= uint64_t{active_is_a_node && ctl.active == n} << 14;
   flags |= uint64_t{s.producer.inflight_leader == n} << 15;
   flags |= uint64_t{s.history.last_leader == n} << 16;
   flags |= uint64_t{ctl.deposed == n + 1} << 17;
-  flags |= uint64_t{contains(ctl.zk_queued_demotion, n)} << 18;
-  flags |= uint64_t{contains(ctl.zk_queued_reconcile, n)} << 22;
   flags |= uint64_t{ctl.registered_epoch[n]} << 24;
-  // Reassignment (KIP-455): whether n is assigned, being added or being removed.
-  flags |= uint64_t{contains(ctl.replicas, n)} << 56;
-  flags |= uint64_t{contains(ctl.adding, n)} << 57;
-  flags |= uint64_t{contains(ctl.removing, n)} << 58;
   if (n < c.replica_slots()) {
     const ReplicaState& r = s.replicas[n];
     flags |= uint64_t{r.new_directory} << 19;
