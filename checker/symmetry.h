@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -109,14 +110,27 @@ union Scratch {
 
 }  // namespace detail
 
-// Rewrites `s` into the representative of its orbit. `classes` are disjoint groups of
-// interchangeable ids, each in ascending order; ids in no class are fixed.
+// Where canonical_form writes relabellings: two states, not initialised (the relabel
+// writes every byte that is compared or read before anything reads it). The engine keeps
+// one per successor on its stack, so the representative is hashed where it was built
+// instead of being copied back over the successor.
+template <class State>
+struct CanonicalScratch {
+  detail::Scratch<State> a;
+  detail::Scratch<State> b;
+};
+
+// The representative of s's orbit: s itself, or one of the scratch's states. `classes`
+// are disjoint groups of interchangeable ids, each in ascending order; ids in no class
+// are fixed. `bytes`: candidates are compared over their first `bytes` bytes only (a
+// model whose states are zero past a prefix, checker/hooks.h HasStatePrefix); relabel
+// must write at least those.
 //   signature: uint64_t(const State&, int id)
 //   relabel:   void(const Relabelling<kMaxIds>&, const State& from, State& to)
 template <size_t kMaxIds, class State, class Signature, class Relabel>
-void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Signature&& signature,
-                  Relabel&& relabel) {
-  if (classes.empty()) return;
+const State& canonical_form(const State& s, const std::vector<std::vector<uint8_t>>& classes, size_t bytes,
+                            Signature&& signature, Relabel&& relabel, CanonicalScratch<State>& scratch) {
+  if (classes.empty()) return s;
   Relabelling<kMaxIds> base;
   for (size_t n = 0; n < kMaxIds; ++n) base[n] = static_cast<uint8_t>(n);
   // Tie groups: runs of class members with equal signatures, as (class slots, members).
@@ -137,7 +151,7 @@ void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Si
     };
     std::array<Keyed, kMaxIds> order;
     const int k = static_cast<int>(cls.size());
-    for (int i = 0; i < k; ++i) order[i] = {signature(static_cast<const State&>(s), cls[i]), cls[i]};
+    for (int i = 0; i < k; ++i) order[i] = {signature(s, cls[i]), cls[i]};
     detail::small_sort(order.data(), k);
     for (int i = 0; i < k; ++i) base[order[i].second] = cls[i];
     for (int i = 0; i < k;) {
@@ -153,33 +167,30 @@ void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Si
       i = j;
     }
   }
-  // The identity leaves the state as it is (the models' duty, above): most successors of
-  // a canonical state are already in canonical order, and relabelling a state of a
-  // kilobyte or more costs as much as generating it.
+  // The identity leaves the state as it is (the models' duty, above): relabelling a state
+  // of a kilobyte or more costs as much as generating it.
   bool identity = true;
   for (size_t n = 0; n < kMaxIds && identity; ++n) identity = base[n] == n;
   const bool no_choice = tie_count == 0 || orderings > kMaxTiedPermutations;
-  if (identity && no_choice) return;
-  // Relabellings go to uninitialised scratch (relabel writes every byte before anything
-  // reads it): a State's default member initialisers would zero it first, which was a
-  // third of this function's own time on the partition model. The best candidate so far
-  // is a pointer into s or the scratch, so improving on it swaps pointers instead of
-  // copying states.
-  detail::Scratch<State> a;
-  detail::Scratch<State> b;
+  if (identity && no_choice) return s;
+  // Relabellings go to uninitialised scratch: a State's default member initialisers
+  // would zero it first, which was a third of this function's own time on the partition
+  // model. The best candidate so far is a pointer into s or the scratch, so improving on
+  // it swaps pointers instead of copying states.
   if (no_choice) {
-    relabel(base, static_cast<const State&>(s), a.state);
-    s = a.state;
-    return;
+    relabel(base, s, scratch.a.state);
+    return scratch.a.state;
   }
-  State* best = &s;
-  State* spare = &a.state;
+  // best is s or best_scratch; a candidate that beats it takes its place, and the
+  // candidate's next home is the scratch state that best leaves (never s, which stays
+  // the source of every relabelling).
+  const State* best = &s;
+  State* best_scratch = nullptr;
   if (!identity) {
-    relabel(base, static_cast<const State&>(s), a.state);
-    best = &a.state;
-    spare = nullptr;
+    relabel(base, s, scratch.a.state);
+    best = best_scratch = &scratch.a.state;
   }
-  State* candidate = &b.state;
+  State* candidate = &scratch.b.state;
   // Every ordering of every tie group: an odometer over next_permutation, each group
   // starting from (and wrapping around to) its sorted order.
   for (;;) {
@@ -192,17 +203,34 @@ void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Si
     Relabelling<kMaxIds> p = base;
     for (int i = 0; i < tie_count; ++i)
       for (int m = 0; m < ties[i].size; ++m) p[ties[i].members[m]] = ties[i].slots[m];
-    relabel(p, static_cast<const State&>(s), *candidate);
-    if (std::memcmp(candidate, best, sizeof(State)) < 0) {
-      if (best == &s) {  // s is still the source of every relabelling: keep it intact
-        best = candidate;
-        candidate = spare;
-      } else {
-        std::swap(best, candidate);
-      }
+    relabel(p, s, *candidate);
+    if (std::memcmp(candidate, best, bytes) < 0) {
+      State* const improved = candidate;
+      candidate = best_scratch != nullptr ? best_scratch : &scratch.a.state;
+      best = best_scratch = improved;
     }
   }
-  if (best != &s) s = *best;
+  return *best;
 }
+
+// Rewrites `s` into the representative of its orbit (canonical_form over the whole state).
+template <size_t kMaxIds, class State, class Signature, class Relabel>
+void canonicalize(State& s, const std::vector<std::vector<uint8_t>>& classes, Signature&& signature,
+                  Relabel&& relabel) {
+  CanonicalScratch<State> scratch;
+  const State& c = canonical_form<kMaxIds>(static_cast<const State&>(s), classes, sizeof(State), signature, relabel,
+                                           scratch);
+  if (&c != &s) s = c;
+}
+
+// Optional model hook, used by the engines' hot path instead of canonicalize when present:
+//   const State& canonical_form(const State& s, CanonicalScratch<State>& scratch) const;
+// the representative of s's orbit without writing it over s (s itself, or a state in the
+// scratch); the bytes it compares and writes are those the fingerprint hashes.
+template <class M>
+concept HasCanonicalForm =
+    requires(const M& m, const typename M::State& s, CanonicalScratch<typename M::State>& scratch) {
+      { m.canonical_form(s, scratch) } -> std::same_as<const typename M::State&>;
+    };
 
 }  // namespace isr::checker

@@ -4,6 +4,7 @@
 // counters never go backwards along a run, and canonicalize is idempotent and keeps
 // every property's verdict. Each step picks an index into the enabled actions, so
 // RapidCheck shrinks a failure to a short sequence of named actions.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -100,6 +101,10 @@ void check_structure(const PartitionModel& m, const State& s, Errors& errors) {
   static const std::string kZeroReplica(sizeof(ReplicaState), '\0');
   for (int n = c.replication_factor; n < kMaxReplicas; ++n)
     CHECK_THAT(std::memcmp(&s.replicas[n], kZeroReplica.data(), sizeof(ReplicaState)) == 0, "unused replica slots zero");
+  // The engines hash only the bytes before the first unused replica slot (HasStatePrefix).
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&s);
+  CHECK_THAT(std::all_of(bytes + m.state_prefix_bytes(), bytes + sizeof(State), [](uint8_t b) { return b == 0; }),
+             "every byte past the hashed prefix zero");
   for (int n = c.nodes(); n < kMaxNodes; ++n) {
     CHECK_THAT(s.nodes[n].alive == 0 && s.nodes[n].broker_epoch == 0 && s.nodes[n].cut == 0, "unused nodes zero");
     CHECK_THAT(ctl.registered_epoch[n] == 0, "unused nodes unregistered");

@@ -6,6 +6,8 @@
 // their state; and states with different verdicts never share a canonical form.
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -15,6 +17,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "checker/hooks.h"
+#include "checker/symmetry.h"
 #include "tests/model_test_util.h"
 
 namespace isr::spec {
@@ -173,6 +177,18 @@ void check_walk(const std::string& name) {
     RC_ASSERT(same_bytes(relabel(c, identity(), s), s));
     RC_ASSERT(same_bytes(canonical(m, moved), canonical(m, s)));
     RC_ASSERT(same_bytes(canonical(m, canonical(m, s)), canonical(m, s)));
+    // The engines' path (canonical_form, hashed over the used prefix where it was built)
+    // gives what canonicalize writes, for every state of the orbit alike.
+    {
+      const State whole = canonical(m, s);
+      checker::CanonicalScratch<State> scratch_s;
+      checker::CanonicalScratch<State> scratch_moved;
+      const size_t prefix = m.state_prefix_bytes();
+      RC_ASSERT(std::memcmp(&m.canonical_form(s, scratch_s), &whole, prefix) == 0);
+      RC_ASSERT(std::memcmp(&m.canonical_form(moved, scratch_moved), &whole, prefix) == 0);
+      RC_ASSERT(std::all_of(reinterpret_cast<const uint8_t*>(&whole) + prefix,
+                            reinterpret_cast<const uint8_t*>(&whole) + sizeof(State), [](uint8_t b) { return b == 0; }));
+    }
     RC_ASSERT(verdicts(m, moved) == verdicts(m, s));
     // The rules commute with the relabelling: the relabelled action is enabled in the
     // relabelled state and leads to the relabelled successor.
@@ -210,6 +226,20 @@ RC_GTEST_PROP(Symmetry, Kip966LossyCrashes, ()) { check_walk("kip-966-lossy"); }
 RC_GTEST_PROP(Symmetry, FiveBrokersRf5, ()) { check_walk("rf5"); }
 RC_GTEST_PROP(Symmetry, DedicatedControllers, ()) { check_walk("dedicated"); }
 RC_GTEST_PROP(Symmetry, Rf2OnFourBrokers, ()) { check_walk("rf2-of-3"); }
+
+// Fingerprints and canonical comparisons cover the bytes before the first replica slot a
+// configuration never uses (checker/hooks.h, HasStatePrefix): three replica slots by
+// default, one per broker with reassignment.
+TEST(Symmetry, TheHashedPrefixEndsAtTheLastUsedReplicaSlot) {
+  static_assert(checker::HasStatePrefix<PartitionModel> && checker::HasCanonicalForm<PartitionModel>);
+  const PartitionModel plain = make_model({});
+  EXPECT_EQ(plain.state_prefix_bytes(), offsetof(State, replicas) + 3 * sizeof(ReplicaState));
+  EXPECT_LT(plain.state_prefix_bytes(), sizeof(State));
+  const PartitionModel moving = make_model({"brokers=5", "bounds.max_reassignments=1"});
+  EXPECT_EQ(moving.state_prefix_bytes(), offsetof(State, replicas) + 5 * sizeof(ReplicaState));
+  EXPECT_EQ(checker::state_prefix_bytes(make_model({"brokers=7", "replication_factor=7", "min_insync_replicas=2"})),
+            sizeof(State));
+}
 
 TEST(Symmetry, TheModelPermutesEveryGroupOfInterchangeableNodes) {
   for (const NamedConfig& nc : walk_configs()) {

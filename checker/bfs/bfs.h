@@ -56,6 +56,7 @@
 #include "checker/model.h"
 #include "checker/path_labeler.h"
 #include "checker/por.h"
+#include "checker/symmetry.h"
 #include "checker/store/fingerprint.h"
 #include "checker/store/parent_log.h"
 #include "checker/store/spilling_visited_set.h"
@@ -223,7 +224,10 @@ class Engine {
   using W = Worker<Action, Fp>;
 
   Engine(const M& model, const BfsOptions& options, const PathLabeler<M>* labeler)
-      : model_(model), options_(options), labeler_(options.continue_after_violation ? labeler : nullptr) {
+      : model_(model),
+        options_(options),
+        labeler_(options.continue_after_violation ? labeler : nullptr),
+        fingerprint_bytes_(state_prefix_bytes(model)) {
     if (options.threads < 1) throw std::invalid_argument("bfs: threads must be >= 1");
     if (continue_) log_.reset(model.properties().size());
     if (!options.checkpoint.dir.empty() && !options.spill_dir.empty()) {
@@ -646,13 +650,21 @@ class Engine {
 
   // The fingerprint of a state, computed in place (the copy is dropped): with POR, dead
   // components cleared first (checker/por.h, HasDeadComponents), then the symmetry
-  // representative.
+  // representative (hashed where the model built it, checker/symmetry.h
+  // HasCanonicalForm), over the bytes the model's configuration can use (hooks.h).
   Fp successor_fingerprint(State& successor) const {
     if constexpr (HasDeadComponents<M>) {
       if (options_.por) model_.por_clear_dead(successor);
     }
-    if (options_.symmetry) model_.canonicalize(successor);
-    return fingerprint_as<Fp>(successor);
+    if constexpr (HasCanonicalForm<M>) {
+      if (options_.symmetry) {
+        CanonicalScratch<State> scratch;
+        return fingerprint_prefix_as<Fp>(model_.canonical_form(successor, scratch), fingerprint_bytes_);
+      }
+    } else {
+      if (options_.symmetry) model_.canonicalize(successor);
+    }
+    return fingerprint_prefix_as<Fp>(successor, fingerprint_bytes_);
   }
 
   // Files one successor through the recent-cache and the prefetch ring (or, when the
@@ -1405,6 +1417,7 @@ class Engine {
   const M& model_;
   const BfsOptions& options_;
   const PathLabeler<M>* labeler_;
+  const size_t fingerprint_bytes_;  // the bytes fingerprints cover (hooks.h, HasStatePrefix)
   const bool continue_ = options_.continue_after_violation;
   WorkerPool* pool_ = nullptr;
   std::vector<std::unique_ptr<W>> workers_;

@@ -73,6 +73,20 @@ Fp fingerprint_as(const State& s) {
   }
 }
 
+// The fingerprint of a state's first `bytes` bytes (a model whose states are zero past
+// a prefix: checker/hooks.h, HasStatePrefix), at the width the engine runs with.
+template <class Fp, class State>
+Fp fingerprint_prefix_as(const State& s, std::size_t bytes) {
+  static_assert(std::has_unique_object_representations_v<State>,
+                "fingerprints hash the bytes: padding would make equal states differ");
+  if constexpr (std::is_same_v<Fp, Fingerprint128>) {
+    return fingerprint128_bytes(&s, bytes);
+  } else {
+    static_assert(std::is_same_v<Fp, Fingerprint>);
+    return fingerprint_bytes(&s, bytes);
+  }
+}
+
 // A second hash, independent of the first (different seed), for tests and tools that
 // want to detect actual fingerprint collisions rather than estimate them.
 template <class State>

@@ -25,6 +25,7 @@
 
 #include "checker/model.h"
 #include "checker/model_base.h"
+#include "checker/symmetry.h"
 #include "spec/cluster/cluster_config.h"
 #include "spec/cluster/cluster_state.h"
 #include "spec/cluster/cluster_usage.h"
@@ -64,6 +65,8 @@ class ClusterModel
   State next_state(const State& s, const Action& a) const;
 
   void canonicalize(State& s) const;
+  // The representative without writing it over s (checker/symmetry.h, HasCanonicalForm).
+  const State& canonical_form(const State& s, checker::CanonicalScratch<State>& scratch) const;
 
   // Optional usage hook (checker/hooks.h, HasUsage; spec/cluster/cluster_usage.h): the
   // partition's and the quorum's configured features that have acted on the path to a

@@ -60,10 +60,17 @@ uint64_t signature(const ClusterConfig& c, const ClusterState& s, int n) {
 
 }  // namespace
 
+const ClusterState& ClusterModel::canonical_form(const ClusterState& s,
+                                                 checker::CanonicalScratch<ClusterState>& scratch) const {
+  return checker::canonical_form<kMaxNodes>(
+      s, symmetry_classes_, sizeof(ClusterState), [this](const ClusterState& x, int n) { return signature(config_, x, n); },
+      [this](const Perm& p, const ClusterState& from, ClusterState& to) { relabel(config_, p, from, to); }, scratch);
+}
+
 void ClusterModel::canonicalize(ClusterState& s) const {
-  checker::canonicalize<kMaxNodes>(
-      s, symmetry_classes_, [this](const ClusterState& x, int n) { return signature(config_, x, n); },
-      [this](const Perm& p, const ClusterState& from, ClusterState& to) { relabel(config_, p, from, to); });
+  checker::CanonicalScratch<ClusterState> scratch;
+  const ClusterState& c = canonical_form(s, scratch);
+  if (&c != &s) s = c;
 }
 
 }  // namespace isr::spec::cluster

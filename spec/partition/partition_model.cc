@@ -42,7 +42,9 @@ void update_history(State& s) {
 void rules::update_history(State& s) { spec::update_history(s); }
 
 PartitionModel::PartitionModel(Config config)
-    : ModelBase(std::move(config), partition_words()), symmetry_classes_(symmetry_classes_for(config_)) {
+    : ModelBase(std::move(config), partition_words()),
+      symmetry_classes_(symmetry_classes_for(config_)),
+      prefix_bytes_(used_state_bytes(config_.replica_slots())) {
   for (const std::string& name : config_.properties) Properties::add(name, properties_);
 }
 

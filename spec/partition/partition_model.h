@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 
 #include "checker/model.h"
 #include "checker/model_base.h"
+#include "checker/symmetry.h"
 #include "spec/common/node_action.h"
 #include "spec/partition/config.h"
 #include "spec/partition/state.h"
@@ -108,6 +110,12 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
   State next_state(const State& s, const Action& a) const;
 
   void canonicalize(State& s) const;
+  // The representative without writing it over s (checker/symmetry.h, HasCanonicalForm):
+  // the engines' hot path, which hashes it where it was built.
+  const State& canonical_form(const State& s, checker::CanonicalScratch<State>& scratch) const;
+  // Every byte past the configuration's last replica slot is zero (checker/hooks.h,
+  // HasStatePrefix): fingerprints and canonical comparisons cover only the bytes before.
+  std::size_t state_prefix_bytes() const { return prefix_bytes_; }
 
 
   // Groups of nodes that are interchangeable under this configuration (see symmetry.cc).
@@ -130,6 +138,7 @@ class PartitionModel : public checker::ModelBase<PartitionModel, Config, State, 
 
  private:
   std::vector<std::vector<uint8_t>> symmetry_classes_;
+  std::size_t prefix_bytes_;
 };
 
 static_assert(checker::Model<PartitionModel>);

@@ -27,8 +27,10 @@ using checker::map_id;
 using checker::map_set;
 using Perm = checker::Relabelling<kMaxNodes>;  // old node id -> new node id
 
-void relabel(const Config& c, const Perm& p, const State& s, State& t) {
-  t = s;
+// Writes t's first `bytes` bytes (at least the configuration's used prefix: the slots
+// relabelled below lie in it).
+void relabel(const Config& c, size_t bytes, const Perm& p, const State& s, State& t) {
+  std::memcpy(static_cast<void*>(&t), &s, bytes);
   for (int n = 0; n < c.nodes(); ++n) t.nodes[p[n]] = s.nodes[n];
   for (int r = 0; r < c.replica_slots(); ++r) {
     const ReplicaState& from = s.replicas[r];
@@ -66,24 +68,25 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
   // The node's own 9 bytes (the 8 first as a word; nodes[] is followed by replicas[],
   // so the load never leaves the state).
   h.add(load_word(&node));
+  // Whether n is in each of the controller's node sets, four sets a load: bit n of each
+  // 16-bit set of a word is moved to the set's bit 0. isr, elr, last_known_elr and fenced
+  // are adjacent, as are directory_offline, zk_queued_demotion, zk_queued_reconcile and
+  // replicas (KIP-455: n assigned), and adding, removing (being added, being removed).
+  static_assert(offsetof(ControllerState, fenced) - offsetof(ControllerState, isr) == 6 &&
+                offsetof(ControllerState, replicas) - offsetof(ControllerState, directory_offline) == 6 &&
+                offsetof(ControllerState, removing) - offsetof(ControllerState, adding) == 2);
+  constexpr uint64_t kBit0OfEachSet = 0x0001000100010001ull;
+  const uint64_t in_sets = ((load_word(&ctl.isr) >> n) & kBit0OfEachSet) |
+                           ((load_word(&ctl.directory_offline) >> n) & kBit0OfEachSet) << 1 |
+                           (((uint64_t{ctl.adding} | uint64_t{ctl.removing} << 16) >> n) & kBit0OfEachSet) << 2;
+  h.add(in_sets);
   uint64_t flags = node.paused;
-  flags |= uint64_t{contains(ctl.isr, n)} << 8;
-  flags |= uint64_t{contains(ctl.elr, n)} << 9;
-  flags |= uint64_t{contains(ctl.last_known_elr, n)} << 10;
-  flags |= uint64_t{contains(ctl.fenced, n)} << 11;
-  flags |= uint64_t{contains(ctl.directory_offline, n)} << 12;
   flags |= uint64_t{ctl.leader == n} << 13;
   flags |= uint64_t{active_is_a_node && ctl.active == n} << 14;
   flags |= uint64_t{s.producer.inflight_leader == n} << 15;
   flags |= uint64_t{s.history.last_leader == n} << 16;
   flags |= uint64_t{ctl.deposed == n + 1} << 17;
-  flags |= uint64_t{contains(ctl.zk_queued_demotion, n)} << 18;
-  flags |= uint64_t{contains(ctl.zk_queued_reconcile, n)} << 22;
   flags |= uint64_t{ctl.registered_epoch[n]} << 24;
-  // Reassignment (KIP-455): whether n is assigned, being added or being removed.
-  flags |= uint64_t{contains(ctl.replicas, n)} << 56;
-  flags |= uint64_t{contains(ctl.adding, n)} << 57;
-  flags |= uint64_t{contains(ctl.removing, n)} << 58;
   // KIP-853 (controller.quorum=dynamic): its voter key is stale, or removed.
   flags |= uint64_t{contains(ctl.stale_voters, n)} << 59;
   flags |= uint64_t{contains(ctl.removed_voters, n)} << 60;
@@ -118,7 +121,9 @@ uint64_t signature(const Config& c, const State& s, int n, bool active_is_a_node
 
 }  // namespace
 
-void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) { relabel(c, p, s, t); }
+void rules::relabel_nodes(const Config& c, const Perm& p, const State& s, State& t) {
+  relabel(c, sizeof(State), p, s, t);
+}
 
 void rules::relabel_image(int nodes, const Perm& p, ControllerState& image) {
   const ControllerState from = image;
@@ -153,10 +158,17 @@ std::vector<std::vector<uint8_t>> symmetry_classes_for(const Config& c) {
   return classes;
 }
 
+const State& PartitionModel::canonical_form(const State& s, checker::CanonicalScratch<State>& scratch) const {
+  return checker::canonical_form<kMaxNodes>(
+      s, symmetry_classes_, prefix_bytes_, [this](const State& x, int n) { return signature(config_, x, n, true); },
+      [this](const Perm& p, const State& from, State& to) { relabel(config_, prefix_bytes_, p, from, to); }, scratch);
+}
+
 void PartitionModel::canonicalize(State& s) const {
-  checker::canonicalize<kMaxNodes>(
-      s, symmetry_classes_, [this](const State& x, int n) { return signature(config_, x, n, true); },
-      [this](const Perm& p, const State& from, State& to) { relabel(config_, p, from, to); });
+  checker::CanonicalScratch<State> scratch;
+  const State& c = canonical_form(s, scratch);
+  // The representative's bytes past the prefix were never written; s's are zero.
+  if (&c != &s) std::memcpy(static_cast<void*>(&s), &c, prefix_bytes_);
 }
 
 }  // namespace isr::spec
