@@ -78,6 +78,7 @@ TEST(Cli, DescribePrintsEveryKeyAlsoAtItsDefault) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto printed = nlohmann::json::parse(r.out);
     EXPECT_EQ(printed.at("admin_unclean_election"), false) << model;
+    EXPECT_EQ(printed.at("expire_unsent_batches"), false) << model;
     EXPECT_EQ(printed.at("faults").at("max_pauses"), 0) << model;
   }
 }
@@ -135,6 +136,13 @@ TEST(Cli, ReplicationFactorAboveBrokersExitsWithTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("replication_factor"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Cli, BadExpireUnsentBatchesExitsWithTwoNamingTheValues) {
+  const Result r = run("describe --set expire_unsent_batches=sometimes");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expire_unsent_batches"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("true or false"), std::string::npos) << r.err;
 }
 
 TEST(Cli, UnknownKeyExitsWithTwoListingTheAllowedKeys) {
