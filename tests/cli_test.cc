@@ -196,6 +196,19 @@ TEST(Cli, ListProtocols) {
   EXPECT_EQ(rows.back().rfind("kip-966 ", 0), 0u) << rows.back();
 }
 
+// `list actions` names the key that enables the unsent form of ProduceTimeout.
+TEST(Cli, ListActionsNamesTheKeyOfTheUnsentProduceTimeout) {
+  const Result r = run("list actions");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& row : lines(r.out)) {
+    if (row.rfind("ProduceTimeout ", 0) != 0) continue;
+    EXPECT_NE(row.find("expire_unsent_batches"), std::string::npos) << row;
+    EXPECT_NE(row.find("RecordAccumulator.expiredBatches"), std::string::npos) << row;
+    return;
+  }
+  ADD_FAILURE() << "no ProduceTimeout row in: " << r.out;
+}
+
 TEST(Cli, ListFixes) {
   const Result r = run("list fixes");
   ASSERT_EQ(r.exit_code, 0) << r.err;
