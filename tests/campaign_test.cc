@@ -254,11 +254,13 @@ TEST(CampaignRecording, TimedOutSendIsGroupedWithItsTimeout) {
             analysis::ValidationResult::Verdict::Unexplained);
 }
 
-analysis::ValidationResult validate_committed(const std::string& name) {
+analysis::ValidationResult validate_committed(const std::string& name, int max_internal = 8) {
   const std::string text = io::files::read_file(std::string(ISRCHECK_SOURCE_DIR) + "/tests/data/recordings/" + name);
   const counterexamples::Recording rec = counterexamples::parse_recording(text);
   const json& named = rec.header["model_config"];
-  return analysis::validate_recording(rec, spec::load_config(&named, {}), {});
+  analysis::ValidateOptions options;
+  options.max_internal = max_internal;
+  return analysis::validate_recording(rec, spec::load_config(&named, {}), options);
 }
 
 // Two real campaign runs (Kafka 4.4.0, campaign seed 1, runs 5 and 8), kept for what
@@ -283,7 +285,7 @@ TEST(CampaignRecording, RealRunSendsThatNeverLeftTheClient) {
   // the recorded send, grouped with its expiry, may then have no step of the model.
   // Unexplained at the observation after the heal before that (docs/validation.md,
   // finding 8): the model had to send record 1, and N0 appended it once healed.
-  const analysis::ValidationResult r = validate_committed("campaign-unsent-send-expires.jsonl");
+  const analysis::ValidationResult r = validate_committed("campaign-unsent-send-expires.jsonl", 12);
   ASSERT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
   // The model's run: record 1 expires unsent, and no Produce of it is ever taken.
   int unsent = 0;
@@ -355,6 +357,7 @@ TEST(CampaignRecording, GroupedSendThatNeverLeftTheClientExpiresUnsent) {
   // it needs its Produce, and no model step then explains its timeout.
   std::vector<json> no_expiry = events;
   no_expiry.erase(no_expiry.begin() + 2);
+  for (std::size_t i = 0; i < no_expiry.size(); ++i) no_expiry[i]["seq"] = i + 1;
   const analysis::ValidationResult u =
       analysis::validate_recording(counterexamples::parse_recording(header.dump() + "\n" + joined(no_expiry)), config, {});
   EXPECT_EQ(u.verdict, analysis::ValidationResult::Verdict::Unexplained);
@@ -363,7 +366,8 @@ TEST(CampaignRecording, GroupedSendThatNeverLeftTheClientExpiresUnsent) {
 // acks=1: the leader answers at the append, so a send it appended after the client gave up
 // is the model's Produce with a lost answer (the campaign records it so, and allows that
 // many lost answers in the run's model configuration); as a send and a separate timeout
-// it is not a model behaviour (an acks=1 send is never left in flight).
+// with the record in the leader's log it is not a model behaviour (an acks=1 send is
+// never left in flight, and a send that expired unsent appended nothing).
 TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
   CampaignConfig c;
   c.acks = "1";
@@ -383,11 +387,14 @@ TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
                      {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
   const json timeout = {{"seq", 2}, {"kind", "client"}, {"op", "expire_send"}, {"record", 1},
                         {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
-  EXPECT_EQ(analysis::validate_recording(
-                counterexamples::parse_recording(header.dump() + "\n" + send.dump() + "\n" + timeout.dump() + "\n"),
-                config, {})
+  const json appended = {{"seq", 3}, {"kind", "observe"}, {"state", {{"replicas", {{"0", {{"leo", 1}}}}}}}};
+  const std::string pair = header.dump() + "\n" + send.dump() + "\n" + timeout.dump() + "\n";
+  EXPECT_EQ(analysis::validate_recording(counterexamples::parse_recording(pair + appended.dump() + "\n"), config, {})
                 .verdict,
             analysis::ValidationResult::Verdict::Unexplained);
+  // Without the observation of the append the pair is a send that never left the client.
+  EXPECT_EQ(analysis::validate_recording(counterexamples::parse_recording(pair), config, {}).verdict,
+            analysis::ValidationResult::Verdict::Explained);
 }
 
 json small_run_events() {
