@@ -298,6 +298,23 @@ TEST(CampaignRecording, RealRunSendsThatNeverLeftTheClient) {
   EXPECT_EQ(unsent, 1);
 }
 
+// Campaign c2 run 9 (docs/validation.md, finding 12): N0 stopped cleanly, then the leader
+// N1 killed, so no controller quorum and no election; the send of record 3 timed out in
+// the client and reached no broker. Unexplained at that send before the model could give
+// up on a record it never sent; explained at 12 internal actions (the restart of N0 needs
+// more than 8, finding 9).
+TEST(CampaignRecording, RealRunSendWhileNoBrokerLeadsExpiresUnsent) {
+  const analysis::ValidationResult r = validate_committed("campaign-no-leader-send-expires.jsonl", 12);
+  ASSERT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
+  int unsent = 0;
+  for (const json& step : r.trace.at("steps")) {
+    const json& a = step.at("action");
+    if (a.is_object() && a.at("kind") == "ProduceTimeout" && a.value("unsent", false) && a.value("record", 0) == 3)
+      ++unsent;
+  }
+  EXPECT_EQ(unsent, 1);
+}
+
 // A send the client timed out while the leader was cut from clients, grouped with the
 // heal: the broker may handle it only after the heal. The outcomes of a group's client
 // calls are checked once the group is done (analysis/trace_validation.cc); checked right
