@@ -124,6 +124,35 @@ TEST(ProduceAction, TimeoutOnlyWhileInFlightAndTheRecordMayStillCommit) {
   EXPECT_EQ(outcome(s.state(), 1), SendOutcome::TimedOut);
 }
 
+// expire_unsent_batches: the producer gives up on a record that never left it
+// (RecordAccumulator.expiredBatches -> Sender.failBatch), e.g. while the only broker it
+// could send to is cut from clients. Without the key no such step exists.
+TEST(ProduceAction, UnsentTimeoutOnlyWithTheKeyAndItAppendsNothing) {
+  const Step unsent_timeout = {ActionKind::ProduceTimeout, kAny, rules::kUnsent, 1};
+  const Step sent_timeout = {ActionKind::ProduceTimeout, kAny, 0, kAny};
+  Scenario off({"faults.max_network_cuts=1"});
+  ASSERT_TRUE(off.apply(cut(0, kCutFromClients)));
+  EXPECT_FALSE(off.can(produce_timeout(1))) << "by default only a send in flight times out";
+
+  Scenario s({"faults.max_network_cuts=1", "expire_unsent_batches=true"});
+  ASSERT_TRUE(s.apply(cut(0, kCutFromClients)));
+  EXPECT_FALSE(s.can(produce(0, 1))) << "the leader is cut from clients";
+  EXPECT_FALSE(s.can(sent_timeout));
+  ASSERT_TRUE(s.apply(unsent_timeout));
+  EXPECT_EQ(outcome(s.state(), 1), SendOutcome::TimedOut);
+  EXPECT_EQ(s.state().producer.current, 1);
+  EXPECT_EQ(s.state().producer.inflight_leader, kNoNode);
+  for (int n = 0; n < 3; ++n) EXPECT_TRUE(records(s.state(), n).empty()) << "replica " << n;
+  // The application goes on with the next record once the leader is reachable again.
+  ASSERT_TRUE(s.apply(heal(0, kCutFromClients)));
+  EXPECT_TRUE(s.can(produce(0, 2)));
+  // While a request is in flight the next record is not sendable, so it cannot expire
+  // unsent either; the send in flight may time out.
+  ASSERT_TRUE(s.apply(produce(0, 2)));
+  EXPECT_FALSE(s.can({ActionKind::ProduceTimeout, kAny, rules::kUnsent, kAny}));
+  EXPECT_TRUE(s.can(sent_timeout));
+}
+
 // --- Fetch, FetchResponse, EpochQuery ---------------------------------------------------
 
 TEST(FetchAction, RecordsTheFetchOffsetAtTheLeaderAndQueuesAResponse) {

@@ -254,11 +254,13 @@ TEST(CampaignRecording, TimedOutSendIsGroupedWithItsTimeout) {
             analysis::ValidationResult::Verdict::Unexplained);
 }
 
-analysis::ValidationResult validate_committed(const std::string& name) {
+analysis::ValidationResult validate_committed(const std::string& name, int max_internal = 8) {
   const std::string text = io::files::read_file(std::string(ISRCHECK_SOURCE_DIR) + "/tests/data/recordings/" + name);
   const counterexamples::Recording rec = counterexamples::parse_recording(text);
   const json& named = rec.header["model_config"];
-  return analysis::validate_recording(rec, spec::load_config(&named, {}), {});
+  analysis::ValidateOptions options;
+  options.max_internal = max_internal;
+  return analysis::validate_recording(rec, spec::load_config(&named, {}), options);
 }
 
 // Two real campaign runs (Kafka 4.4.0, campaign seed 1, runs 5 and 8), kept for what
@@ -279,15 +281,39 @@ TEST(CampaignRecording, RealRunLeaderCutFromBrokersShrinksBothFollowersAtOnce) {
 TEST(CampaignRecording, RealRunSendsThatNeverLeftTheClient) {
   // The leader N0 is cut from clients (campaign seed 1, run 8): the send of record 1
   // expires in the client's accumulator without ever being sent (delivery.timeout.ms),
-  // so after the heal no log holds it. The timed-out send is grouped with its timeout and
-  // the heal (the harness cannot know when a broker read it), so the model may take it
-  // after the heal, but it must take it: its producer cannot give up on a record it
-  // never sent. Unexplained at the observation after the heal.
-  const analysis::ValidationResult r = validate_committed("campaign-unsent-send-expires.jsonl");
-  EXPECT_EQ(r.verdict, analysis::ValidationResult::Verdict::Unexplained);
-  EXPECT_EQ(r.event_seq, 8);
-  EXPECT_NE(std::find(r.differences.begin(), r.differences.end(), "replica 0 log: recorded [], model [0:r1]"),
-            r.differences.end());
+  // so after the heal no log holds it. The validator's model gives up on a batch that
+  // never left the client (expire_unsent_batches, RecordAccumulator.expiredBatches), and
+  // the recorded send, grouped with its expiry, may then have no step of the model.
+  // Unexplained at the observation after the heal before that (docs/validation.md,
+  // finding 8): the model had to send record 1, and N0 appended it once healed.
+  const analysis::ValidationResult r = validate_committed("campaign-unsent-send-expires.jsonl", 12);
+  ASSERT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
+  // The model's run: record 1 expires unsent, and no Produce of it is ever taken.
+  int unsent = 0;
+  for (const json& step : r.trace.at("steps")) {
+    const json& a = step.at("action");
+    if (!a.is_object() || a.value("record", 0) != 1) continue;
+    EXPECT_NE(a.at("kind"), "Produce") << a.dump();
+    if (a.at("kind") == "ProduceTimeout" && a.value("unsent", false)) ++unsent;
+  }
+  EXPECT_EQ(unsent, 1);
+}
+
+// Campaign c2 run 9 (docs/validation.md, finding 12): N0 stopped cleanly, then the leader
+// N1 killed, so no controller quorum and no election; the send of record 3 timed out in
+// the client and reached no broker. Unexplained at that send before the model could give
+// up on a record it never sent; explained at 12 internal actions (the restart of N0 needs
+// more than 8, finding 9).
+TEST(CampaignRecording, RealRunSendWhileNoBrokerLeadsExpiresUnsent) {
+  const analysis::ValidationResult r = validate_committed("campaign-no-leader-send-expires.jsonl", 12);
+  ASSERT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
+  int unsent = 0;
+  for (const json& step : r.trace.at("steps")) {
+    const json& a = step.at("action");
+    if (a.is_object() && a.at("kind") == "ProduceTimeout" && a.value("unsent", false) && a.value("record", 0) == 3)
+      ++unsent;
+  }
+  EXPECT_EQ(unsent, 1);
 }
 
 // A send the client timed out while the leader was cut from clients, grouped with the
@@ -320,10 +346,46 @@ TEST(CampaignRecording, GroupedSendMayBeHandledAfterALaterHealOfTheGroup) {
   EXPECT_EQ(u.event_seq, 2);
 }
 
+// A timed-out send grouped with its expiry and the heal, whose record no log ever holds:
+// record 2 is read at offset 0. The model gives up on record 1 before it left the client
+// (the validator turns expire_unsent_batches on); the recorded send then has no model step.
+TEST(CampaignRecording, GroupedSendThatNeverLeftTheClientExpiresUnsent) {
+  CampaignConfig c;
+  c.records = 2;
+  c.max_faults = 0;
+  json model_config = model_config_for(c, make_schedule(c, 1));
+  model_config["faults"]["max_network_cuts"] = 1;
+  ASSERT_FALSE(model_config.value("expire_unsent_batches", false)) << "the recording does not ask for it";
+  const json header = {{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}};
+  const std::vector<json> events = {
+      {{"seq", 1}, {"kind", "fault"}, {"op", "cut"}, {"node", 0}, {"side", "clients"}},
+      {{"seq", 2}, {"kind", "client"}, {"op", "produce"}, {"record", 1}, {"broker", nullptr},
+       {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}},
+      {{"seq", 3}, {"kind", "client"}, {"op", "expire_send"}, {"record", 1}, {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}},
+      {{"seq", 4}, {"kind", "fault"}, {"op", "heal"}, {"node", 0}, {"side", "clients"}, {"group", 1}},
+      {{"seq", 5}, {"kind", "client"}, {"op", "produce"}, {"record", 2}, {"broker", nullptr}, {"outcome", "acked"}},
+      {{"seq", 6}, {"kind", "client"}, {"op", "consume"}, {"broker", 0}, {"offset", 0}, {"read", 2}}};
+  const spec::Config config = spec::load_config(&header["model_config"], {});
+  ASSERT_FALSE(config.expire_unsent_batches);
+  const analysis::ValidationResult r =
+      analysis::validate_recording(counterexamples::parse_recording(header.dump() + "\n" + joined(events)), config, {});
+  ASSERT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
+  EXPECT_EQ(r.trace.at("config").value("expire_unsent_batches", false), true);
+  // Without the recorded expiry the send is not one that may never have left the client:
+  // it needs its Produce, and no model step then explains its timeout.
+  std::vector<json> no_expiry = events;
+  no_expiry.erase(no_expiry.begin() + 2);
+  for (std::size_t i = 0; i < no_expiry.size(); ++i) no_expiry[i]["seq"] = i + 1;
+  const analysis::ValidationResult u =
+      analysis::validate_recording(counterexamples::parse_recording(header.dump() + "\n" + joined(no_expiry)), config, {});
+  EXPECT_EQ(u.verdict, analysis::ValidationResult::Verdict::Unexplained);
+}
+
 // acks=1: the leader answers at the append, so a send it appended after the client gave up
 // is the model's Produce with a lost answer (the campaign records it so, and allows that
 // many lost answers in the run's model configuration); as a send and a separate timeout
-// it is not a model behaviour (an acks=1 send is never left in flight).
+// with the record in the leader's log it is not a model behaviour (an acks=1 send is
+// never left in flight, and a send that expired unsent appended nothing).
 TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
   CampaignConfig c;
   c.acks = "1";
@@ -343,11 +405,14 @@ TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
                      {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
   const json timeout = {{"seq", 2}, {"kind", "client"}, {"op", "expire_send"}, {"record", 1},
                         {"outcome", "REQUEST_TIMED_OUT"}, {"group", 1}};
-  EXPECT_EQ(analysis::validate_recording(
-                counterexamples::parse_recording(header.dump() + "\n" + send.dump() + "\n" + timeout.dump() + "\n"),
-                config, {})
+  const json appended = {{"seq", 3}, {"kind", "observe"}, {"state", {{"replicas", {{"0", {{"leo", 1}}}}}}}};
+  const std::string pair = header.dump() + "\n" + send.dump() + "\n" + timeout.dump() + "\n";
+  EXPECT_EQ(analysis::validate_recording(counterexamples::parse_recording(pair + appended.dump() + "\n"), config, {})
                 .verdict,
             analysis::ValidationResult::Verdict::Unexplained);
+  // Without the observation of the append the pair is a send that never left the client.
+  EXPECT_EQ(analysis::validate_recording(counterexamples::parse_recording(pair), config, {}).verdict,
+            analysis::ValidationResult::Verdict::Explained);
 }
 
 json small_run_events() {

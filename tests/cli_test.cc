@@ -78,6 +78,7 @@ TEST(Cli, DescribePrintsEveryKeyAlsoAtItsDefault) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto printed = nlohmann::json::parse(r.out);
     EXPECT_EQ(printed.at("admin_unclean_election"), false) << model;
+    EXPECT_EQ(printed.at("expire_unsent_batches"), false) << model;
     EXPECT_EQ(printed.at("faults").at("max_pauses"), 0) << model;
   }
 }
@@ -137,6 +138,13 @@ TEST(Cli, ReplicationFactorAboveBrokersExitsWithTwo) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
+TEST(Cli, BadExpireUnsentBatchesExitsWithTwoNamingTheValues) {
+  const Result r = run("describe --set expire_unsent_batches=sometimes");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expire_unsent_batches"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("true or false"), std::string::npos) << r.err;
+}
+
 TEST(Cli, UnknownKeyExitsWithTwoListingTheAllowedKeys) {
   const Result r = run("describe --set faults.max_crash=2");
   EXPECT_EQ(r.exit_code, 2);
@@ -186,6 +194,19 @@ TEST(Cli, ListProtocols) {
   ASSERT_EQ(rows.size(), isr::spec::all_protocols().size());
   EXPECT_EQ(rows.front().rfind("hw-truncation ", 0), 0u) << rows.front();
   EXPECT_EQ(rows.back().rfind("kip-966 ", 0), 0u) << rows.back();
+}
+
+// `list actions` names the key that enables the unsent form of ProduceTimeout.
+TEST(Cli, ListActionsNamesTheKeyOfTheUnsentProduceTimeout) {
+  const Result r = run("list actions");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& row : lines(r.out)) {
+    if (row.rfind("ProduceTimeout ", 0) != 0) continue;
+    EXPECT_NE(row.find("expire_unsent_batches"), std::string::npos) << row;
+    EXPECT_NE(row.find("RecordAccumulator.expiredBatches"), std::string::npos) << row;
+    return;
+  }
+  ADD_FAILURE() << "no ProduceTimeout row in: " << r.out;
 }
 
 TEST(Cli, ListFixes) {

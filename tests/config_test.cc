@@ -414,6 +414,18 @@ TEST(ConfigValidation, WrongTypes) {
   expect_error({"brokers=99999999999999"}, "brokers", {"out of range"});
 }
 
+// expire_unsent_batches: a boolean, off by default, written by to_json only when on (the
+// configurations of older traces keep their text) and by describe_json always.
+TEST(ConfigValidation, ExpireUnsentBatches) {
+  EXPECT_FALSE(load({}).expire_unsent_batches);
+  EXPECT_TRUE(load({"expire_unsent_batches=true"}).expire_unsent_batches);
+  expect_error({"expire_unsent_batches=3"}, "expire_unsent_batches", {"true or false"});
+  expect_document_error({{"expire_unsent_batches", "yes"}}, "expire_unsent_batches", {"true or false"});
+  EXPECT_FALSE(to_json(load({})).contains("expire_unsent_batches"));
+  EXPECT_EQ(to_json(load({"expire_unsent_batches=true"})).at("expire_unsent_batches"), true);
+  EXPECT_EQ(describe_json(load({})).at("expire_unsent_batches"), false);
+}
+
 TEST(ConfigValidation, Brokers) {
   expect_error({"brokers=0"}, "brokers", {"between 1 and 10"});
   expect_error({"brokers=11"}, "brokers", {"between 1 and 10"});

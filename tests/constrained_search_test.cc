@@ -64,6 +64,23 @@ TEST(ConstrainedSearch, ExplainsEventsWithInternalStepsBetweenThem) {
   EXPECT_EQ(r.states.back().counter[1], 1);
 }
 
+// A Take with `holds`: also met with no action where it holds (a recorded call that may
+// have had no model step), and only there; without `holds` it needs its action.
+TEST(ConstrainedSearch, ATakeWithHoldsIsMetWithoutAnActionOnlyWhereItHolds) {
+  C maybe = take_external();
+  maybe.holds = [](const CounterModel::State& s) { return s.counter[0] == 2; };
+  // Two events each of which may be process 1's step, then counter 1 observed at 1: one
+  // of them was met without its action, in a state with counter 0 at 2.
+  const auto r = run({{maybe}, {take_external()}, {observe(-1, 1)}}, 3);
+  ASSERT_EQ(r.outcome, Outcome::Explained);
+  int external = 0;
+  for (const auto& a : r.actions) external += a.process == 1;
+  EXPECT_EQ(external, 1);
+  // Where it never holds (counter 0 bounded below 2 by max_internal 1), it needs the action.
+  EXPECT_EQ(run({{maybe}, {take_external()}, {observe(-1, 1)}}, 1).outcome, Outcome::Unexplained);
+  EXPECT_EQ(run({{take_external()}, {take_external()}, {observe(-1, 1)}}, 3).outcome, Outcome::Unexplained);
+}
+
 TEST(ConstrainedSearch, AnExternalActionIsNeverTakenFreely) {
   // Counter 1 is only ever moved by a recorded event: an observation of 1 with none is unexplained.
   const auto r = run({{observe(-1, 1)}}, 10);

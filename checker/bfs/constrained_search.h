@@ -38,7 +38,9 @@ struct Constraint {
   Kind kind = Kind::Observe;
   // Take: whether `action`, enabled in `state`, is the recorded event.
   std::function<bool(const typename M::State& state, const typename M::Action& action)> matches;
-  // Observe: whether `state` shows what was recorded.
+  // Observe: whether `state` shows what was recorded. Take: when set, the constraint is
+  // also met without an action in a state where it holds (a recorded call that may have
+  // had no step of the model, such as a send that never left the client).
   std::function<bool(const typename M::State& state)> holds;
   // The members of its group (bit i: the group's constraint i) that must be met before it.
   std::uint64_t after = 0;
@@ -171,6 +173,9 @@ ConstrainedSearchResult<M> constrained_search(const M& model, const std::vector<
               next_layer.push_back({e.node, e.mask | bit});
             }
             continue;
+          }
+          if (c.holds && c.holds(s) && next_seen.insert({key(s, g), e.mask | bit}).second) {
+            next_layer.push_back({e.node, e.mask | bit});
           }
           if (!actions_listed) {
             enabled(s, actions);

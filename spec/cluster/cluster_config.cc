@@ -224,6 +224,7 @@ nlohmann::json describe_json(const ClusterConfig& c) {
   json j = to_json(c);
   const json partition = spec::describe_json(c.partition);
   j["admin_unclean_election"] = partition["admin_unclean_election"];
+  j["expire_unsent_batches"] = partition["expire_unsent_batches"];
   j["faults"]["max_pauses"] = partition["faults"]["max_pauses"];
   return j;
 }

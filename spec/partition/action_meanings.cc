@@ -10,7 +10,9 @@ const std::vector<NameRow>& partition_action_meanings() {
       {"Produce", "a produce request reaches the broker it names and its leader appends the record "
                   "(ReplicaManager.appendRecords -> Partition.appendRecordsToLeader; min ISR checked before the append)", {}},
       {"ProduceTimeout", "the producer's request gets no answer within request.timeout.ms: the send fails or is "
-                         "re-enqueued (NetworkClient disconnect, RecordAccumulator.reenqueue); its outcome is unknown", {}},
+                         "re-enqueued (NetworkClient disconnect, RecordAccumulator.reenqueue); its outcome is unknown. With "
+                         "expire_unsent_batches, also (unsent) a batch that never left the client expires in the "
+                         "accumulator after delivery.timeout.ms (RecordAccumulator.expiredBatches -> Sender.failBatch)", {}},
       {"Fetch", "a follower's fetch request, handled by the broker it believes leads: the leader records the fetch "
                 "offset and may advance its HW (Partition.fetchRecords, updateFollowerFetchState, maybeIncrementLeaderHW)", {}},
       {"FetchResponse", "the follower handles the fetch response: appends the records, takes min(LEO, leader HW) as its "

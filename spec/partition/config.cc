@@ -285,7 +285,7 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
   check_keys(doc, "",
              {"brokers", "replication_factor", "min_insync_replicas", "acks",
               "unclean_leader_election", "admin_unclean_election", "eligible_leader_replicas", "idempotence",
-              "consumer", "async_fetch_responses", "flush", "protocol", "fixes", "controller", "faults", "bounds",
+              "expire_unsent_batches", "consumer", "async_fetch_responses", "flush", "protocol", "fixes", "controller", "faults", "bounds",
               "properties", "consumer_fetch_from"});
   for (const auto& [key, v] : doc.items()) {
     if (key == "brokers") {
@@ -306,6 +306,8 @@ void parse_document(const json& doc, Config& c, Explicit& given) {
     } else if (key == "idempotence") {
       c.idempotence = read_bool(v, key);
       given.idempotence = true;
+    } else if (key == "expire_unsent_batches") {
+      c.expire_unsent_batches = read_bool(v, key);
     } else if (key == "consumer") {
       c.consumer = read_bool(v, key);
     } else if (key == "consumer_fetch_from") {
@@ -645,6 +647,7 @@ nlohmann::json to_json(const Config& c) {
   // Written only when on, so that the configurations of existing traces and scenarios,
   // which predate the key, keep their text.
   if (c.admin_unclean_election) doc["admin_unclean_election"] = true;
+  if (c.expire_unsent_batches) doc["expire_unsent_batches"] = true;
   // Written only when set, so that the configurations of traces and scenarios recorded
   // before the budget existed (corpus, suite) stay exactly what they were.
   if (c.faults.max_pauses != 0) doc["faults"]["max_pauses"] = c.faults.max_pauses;
@@ -657,6 +660,7 @@ nlohmann::json to_json(const Config& c) {
 nlohmann::json describe_json(const Config& c) {
   nlohmann::json doc = to_json(c);
   doc["admin_unclean_election"] = c.admin_unclean_election;
+  doc["expire_unsent_batches"] = c.expire_unsent_batches;
   doc["faults"]["max_pauses"] = c.faults.max_pauses;
   doc["bounds"]["max_reassignments"] = c.bounds.max_reassignments;
   doc["consumer_fetch_from"] = c.consumer_fetch_from == ConsumerFetchFrom::Leader ? "leader" : "any-replica";

@@ -126,6 +126,12 @@ struct Config {
   // ProducerConfig.postProcessAndValidateIdempotenceConfigs turns it off when acks is
   // not all and idempotence was not set explicitly; so the default is acks == all.
   bool idempotence = true;
+  // delivery.timeout.ms also for a batch that never left the client: the producer may give
+  // up on the next record while it still waits in the accumulator (RecordAccumulator.
+  // expiredBatches -> Sender.failBatch, TimeoutException), e.g. while no broker it could
+  // send to is reachable. Off by default (every state count stays); trace validation turns
+  // it on (docs/validation.md, finding 8).
+  bool expire_unsent_batches = false;
   bool consumer = true;                  // one consumer reading from the leader
   ConsumerFetchFrom consumer_fetch_from = ConsumerFetchFrom::Leader;  // KIP-392
   // false: a fetch is one step (request, leader handling, response applied); true: the

@@ -84,7 +84,10 @@ Json action_json(std::string_view kind, const Action& a) {
       j["record"] = a.arg;
       if (a.other == rules::kResponseLost) j["response_lost"] = true;
       break;
-    case K::ProduceTimeout: j["record"] = a.arg; break;
+    case K::ProduceTimeout:
+      j["record"] = a.arg;
+      if (a.other == rules::kUnsent) j["unsent"] = true;  // absent otherwise: older traces stay as they were
+      break;
     case K::Fetch:
     case K::EpochQuery: j["follower"] = a.node; j["leader"] = a.other; break;
     case K::FetchResponse: j["follower"] = a.node; break;

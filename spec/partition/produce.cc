@@ -108,6 +108,15 @@ void produce_actions(const Config& c, const State& s, ActionList& out) {
   if (p.current != 0 && (outcome_of(s, p.current) == SendOutcome::InFlight ||
                          outcome_of(s, p.current) == SendOutcome::Retrying))
     out.add(ActionKind::ProduceTimeout, 0, 0, p.current);
+  // delivery.timeout.ms for a batch that never left the client: Sender.sendProducerData
+  // expires it from the accumulator (RecordAccumulator.expiredBatches, the batches at the
+  // head of a partition's deque past delivery.timeout.ms; Sender.failBatch with a
+  // TimeoutException "ms has passed since batch creation") whether or not any broker is
+  // reachable, e.g. while the only leader is cut from clients. The candidates are the
+  // records the producer could send now (not a Retrying one: the timeout above covers it).
+  if (c.expire_unsent_batches && (p.current == 0 || outcome_of(s, p.current) != SendOutcome::Retrying)) {
+    for (int i = 0; i < n; ++i) out.add(ActionKind::ProduceTimeout, 0, kUnsent, records[i]);
+  }
 }
 
 void apply_produce(const Config& c, State& s, const Action& a) {
@@ -165,6 +174,12 @@ void apply_produce_timeout(const Config&, State& s, const Action& a) {
   // delivery.timeout.ms / request.timeout.ms expired: the client reports a timeout. The
   // record may still be committed later: the outcome is unknown to the application.
   ProducerState& p = s.producer;
+  if (a.other == kUnsent) {
+    // The application's send of this record (a new one, or its send again after an error,
+    // counted as a retry as Produce counts it) expired before any broker saw it.
+    if (a.arg == p.current) ++p.retries;
+    p.current = static_cast<uint8_t>(a.arg);
+  }
   p.outcome[a.arg - 1] = static_cast<uint8_t>(SendOutcome::TimedOut);
   p.inflight_leader = kNoNode;
   p.inflight_offset = 0;

@@ -113,6 +113,8 @@ uint64_t node_signature(const Config& c, const State& s, int n, bool active_is_a
 
 // Produce's `other` when the broker's response to it is lost (faults.max_lost_produce_responses).
 inline constexpr uint8_t kResponseLost = 1;
+// ProduceTimeout's `other` when the record never left the client (expire_unsent_batches).
+inline constexpr uint8_t kUnsent = 1;
 void produce_actions(const Config& c, const State& s, ActionList& out);
 void apply_produce(const Config& c, State& s, const Action& a);
 void apply_produce_timeout(const Config& c, State& s, const Action& a);
