@@ -103,7 +103,7 @@ sleep 0.2
 # Running: it exists and is no zombie (an orphan's exit status waits for a PID 1 that may
 # never collect it, in a container).
 running() { local state; state="$(ps -o stat= -p "$1")" && [[ "$state" != Z* ]]; }
-running "$child" && fail "beside_stop left the command ($child) running"
+running "$child" && { fail "beside_stop left the command ($child) running"; kill "$child"; }
 running "$grandchild" && { fail "beside_stop left a grandchild ($grandchild) running"; kill "$grandchild"; }
 beside_stop || fail "a second beside_stop failed"
 
