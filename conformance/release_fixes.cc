@@ -6,6 +6,7 @@
 
 #include "conformance/real_kafka_cluster.h"
 #include "spec/partition/config.h"
+#include "spec/partition/metadata_version.h"
 
 namespace isr::conformance {
 
@@ -52,7 +53,7 @@ std::string fix_off_not_executable(const json& scenario, const std::string& kafk
     if (!elr && fix.kafka_version.find("ELR usable") != std::string_view::npos) continue;
     // Switched off on a real KRaft cluster by formatting it at an older metadata.version
     // (export_scenario.cc writes the level): runnable.
-    if (fix.name == "isr_shrink_keeps_leader_epoch" || fix.name == "directory_assignment") continue;
+    if (spec::fix_gated_by_metadata_version(fix.name)) continue;
     const auto it = fixes.find(std::string(fix.name));
     if (it == fixes.end() || !it->is_boolean() || it->get<bool>()) continue;
     const std::string shipped(fix.kafka_version);

@@ -4,6 +4,8 @@
 #                                    scenario, script, explore or recording (fuzz/README.md)
 #   scripts/fuzz.sh --all SECONDS    every target, SECONDS each, ISRCHECK_FUZZ_JOBS
 #                                    (default: the number of cores) of them at a time
+#   scripts/fuzz.sh --build          build every target, fuzz none (.ci/run builds them
+#                                    beside the plain tests; its --all then only fuzzes)
 # Each run first replays the target's regression inputs (fuzz/regressions/<target>/),
 # then fuzzes from its seeds and its corpus (build-fuzz/corpus/<target>/, kept between
 # runs so that campaigns add up). It fails on a crash, a sanitizer report, a leak, a
@@ -18,7 +20,12 @@ build_root="${ISRCHECK_BUILD_ROOT:-$root}"
 build_dir="$build_root/build-fuzz"
 kinds=(config set trace claim manifest scenario script explore recording)
 
-usage() { echo "usage: scripts/fuzz.sh TARGET|--all SECONDS (targets: ${kinds[*]})" >&2; exit 2; }
+usage() { echo "usage: scripts/fuzz.sh TARGET|--all SECONDS, or scripts/fuzz.sh --build (targets: ${kinds[*]})" >&2; exit 2; }
+build_only=0
+if [[ $# -eq 1 && "$1" == "--build" ]]; then
+  build_only=1
+  set -- --all 0
+fi
 [[ $# -eq 2 ]] || usage
 [[ "$2" =~ ^[0-9]+$ ]] || usage
 seconds="$2"
@@ -42,6 +49,7 @@ source "$root/scripts/phase_time.sh"
 cmake "${configure[@]}" >/dev/null
 phase "fuzz.sh: build $build_dir" \
   cmake --build "$build_dir" -j "${ISRCHECK_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
+((build_only == 0)) || exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -25,6 +25,8 @@
 #include "conformance/steering.h"
 #include "counterexamples/scenario/scenario_reader.h"
 #include "counterexamples/scenario/scenario_validation.h"
+#include "spec/partition/config.h"
+#include "spec/partition/metadata_version.h"
 
 namespace isr::conformance {
 namespace {
@@ -854,6 +856,27 @@ TEST(NotExecutable, AFixTheReleaseShippedTurnedOffIsRefused) {
   EXPECT_EQ(version_numbers("3.8.0 (ELR usable from 4.0.0)"), (std::vector<int>{3, 8, 0}));
   EXPECT_EQ(version_numbers("4.4.0"), (std::vector<int>{4, 4, 0}));
   EXPECT_TRUE(version_numbers("trunk").empty());
+}
+
+// The two fixes a KRaft cluster switches off through metadata.version, as export writes
+// the level and the release check lets them through (spec/partition/metadata_version.h):
+// both must name a fix of `list fixes` (a renamed fix would leave the gate naming none),
+// and each alone off stays runnable on a release that has it.
+TEST(NotExecutable, TheMetadataVersionGatedFixesAreRealFixesWithTheirLevels) {
+  int gated = 0;
+  for (const spec::FixInfo& fix : spec::all_fixes()) {
+    if (!spec::fix_gated_by_metadata_version(fix.name)) continue;
+    ++gated;
+    const json scenario = {{"source", {{"model_config", {{"protocol", "kip-966"}, {"controller", {{"mode", "kraft"}}},
+                                                         {"fixes", {{std::string(fix.name), false}}}}}}}};
+    EXPECT_EQ(fix_off_not_executable(scenario, "4.4.0"), "") << fix.name;
+  }
+  EXPECT_EQ(gated, 2);
+  EXPECT_FALSE(spec::fix_gated_by_metadata_version("hw_frozen_below_min_isr"));
+  EXPECT_EQ(spec::metadata_version_level(false, false), 11);  // 3.5-IV2
+  EXPECT_EQ(spec::metadata_version_level(true, false), 15);   // 3.7-IV0
+  EXPECT_EQ(spec::metadata_version_level(false, true), 0);
+  EXPECT_EQ(spec::metadata_version_level(true, true), 0);
 }
 
 // A combined voter's disk loss (issue 28 item 6): executable while the node stays down

@@ -8,6 +8,7 @@
 # conform_and_validate.sh does for the KRaft suite): each must be explained.
 #   zookeeper_suite.sh ISRCHECK SUITE_DIR DRIVER_DIR WORK_DIR
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/validate_recordings.sh"
 isrcheck="$1" suite="$2" driver="$3" work="$4"
 shopt -s nullglob
 scenarios=("$suite"/z-zk-*.json)
@@ -36,18 +37,4 @@ PY
 recordings=("$work"/recordings/*.jsonl)
 ((${#recordings[@]} == ${#scenarios[@]})) ||
   { echo "zookeeper_suite.sh: ${#recordings[@]} recording(s) for ${#scenarios[@]} scenario(s)" >&2; exit 1; }
-failed=0
-for r in "${recordings[@]}"; do
-  # The bounds of internal actions between events that conform_and_validate.sh uses.
-  for bound in 8 16; do
-    set +e
-    out="$("$isrcheck" validate "$r" --max-internal "$bound" --trace-out "${r%.jsonl}.explained.json" 2>&1)"
-    rc=$?
-    set -e
-    echo "$(basename "$r"): $out"
-    [[ $rc -eq 1 ]] || break
-  done
-  [[ $rc -eq 0 ]] || failed=$((failed + 1))
-done
-echo "zookeeper_suite.sh: ${#recordings[@]} recording(s) validated, $failed not explained"
-[[ $failed -eq 0 ]]
+validate_recordings zookeeper_suite.sh "$isrcheck" "${recordings[@]}"

@@ -14,6 +14,7 @@
 #include "counterexamples/scenario/scenario_writer.h"
 #include "counterexamples/trace/trace_reader.h"
 #include "spec/partition/config.h"
+#include "spec/partition/metadata_version.h"
 #include "spec/partition/properties/catalog.h"
 #include "spec/partition/state.h"
 
@@ -156,15 +157,12 @@ ordered_json cluster_section(const json& config) {
   else if (field(config, "protocol") == "kip-966") features["eligible.leader.replicas.version"] = 0;
   // Two of the fixes are gated by metadata.version in a KRaft cluster, so a trace without
   // them runs on a release whose storage is formatted at an older feature level
-  // (`kafka-storage format --feature metadata.version=L`, MetadataVersion): no epoch bump
-  // on ISR shrink from 3.6-IV0 (level 12, KAFKA-15021), directory assignment from 3.7-IV2
-  // (level 17, KIP-858). The level named is the newest production one without the fix.
+  // (spec/partition/metadata_version.h, which conform's release check shares).
   const json& fixes = field(config, "fixes");
   if (field(controller, "mode") == "kraft" && fixes.is_object()) {
-    const bool keeps_epoch = field(fixes, "isr_shrink_keeps_leader_epoch") != false;
-    const bool directories = field(fixes, "directory_assignment") != false;
-    if (!keeps_epoch && !directories) features["metadata.version"] = 11;     // 3.5-IV2
-    else if (keeps_epoch && !directories) features["metadata.version"] = 15; // 3.7-IV0
+    const int level = spec::metadata_version_level(field(fixes, "isr_shrink_keeps_leader_epoch") != false,
+                                                   field(fixes, "directory_assignment") != false);
+    if (level != 0) features["metadata.version"] = level;
   }
   ordered_json controller_out = {{"placement", dedicated ? "dedicated" : "combined"}, {"voters", voter_ids}};
   // ZooKeeper mode: the voters are the ZooKeeper ensemble and the controller is a broker

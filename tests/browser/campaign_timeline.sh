@@ -13,15 +13,7 @@ set -euo pipefail
 isrcheck="$1"
 source_dir="$2"
 artifacts="$3"
-mkdir -p "$artifacts"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-browser="$(command -v chromium || true)"
-if [[ -z "$browser" ]]; then
-  echo "FAIL: no chromium; scripts/install-browser.sh installs it (scripts/test.sh runs it)" >&2
-  exit 1
-fi
+setup_browser_test "$artifacts"
 recording="$source_dir/tests/data/recordings/campaign-elr-shrink-together.jsonl"
 rc=0
 "$isrcheck" campaign --timeline "$recording" --out "$artifacts" --retry-max-internal 0 || rc=$?

@@ -10,15 +10,7 @@ set -euo pipefail
 
 isrcheck="$1"
 artifacts="$2"
-mkdir -p "$artifacts"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-browser="$(command -v chromium || true)"
-if [[ -z "$browser" ]]; then
-  echo "FAIL: no chromium; scripts/install-browser.sh installs it (scripts/test.sh runs it)" >&2
-  exit 1
-fi
+setup_browser_test "$artifacts"
 
 # RF 1-2, acks all and 1, one failure: 5 of the 12 cells lose an acked write (red).
 report="$artifacts/matrix-report.html"

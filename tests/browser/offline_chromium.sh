@@ -3,9 +3,23 @@
 # that needed anything from elsewhere fails. The network is off through a network
 # namespace of our own when we may make one (root in CI), and in any case a proxy that
 # refuses and a resolver that resolves nothing.
+#   setup_browser_test ARTIFACT_DIR
+# creates ARTIFACT_DIR and a scratch directory `work` (removed at exit), and sets `browser`
+# to Debian's chromium, failing the test when there is none.
 #   render_offline BROWSER WORK PAGE BUDGET_MS SIZE SCREENSHOT
 # writes the rendered DOM to WORK/dom.html (failing the test when Chromium fails) and a
 # screenshot of SIZE (WxH) to SCREENSHOT (best effort: a picture for people, not a check).
+setup_browser_test() {
+  mkdir -p "$1"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  browser="$(command -v chromium || true)"
+  if [[ -z "$browser" ]]; then
+    echo "FAIL: no chromium; scripts/install-browser.sh installs it (scripts/test.sh runs it)" >&2
+    exit 1
+  fi
+}
+
 render_offline() {
   local browser="$1" work="$2" page="$3" budget_ms="$4" size="$5" screenshot="$6"
   local isolate=()

@@ -10,15 +10,7 @@ set -euo pipefail
 
 isrcheck="$1"
 artifacts="$2"
-mkdir -p "$artifacts"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-browser="$(command -v chromium || true)"
-if [[ -z "$browser" ]]; then
-  echo "FAIL: no chromium; scripts/install-browser.sh installs it (scripts/test.sh runs it)" >&2
-  exit 1
-fi
+setup_browser_test "$artifacts"
 
 # RF 2, min ISR 1, acks=1, unclean on, ELR off, kill and power: both lose acked writes.
 report="$artifacts/research-report.html"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Tests of the two helpers CI's scripts source: scripts/phase_time.sh (each phase's wall
-# and CPU seconds in the log) and scripts/lanes.sh (fuzz.sh --all running its targets
-# N at a time). Usage: ci_scripts_test.sh REPO_ROOT. Exit 0 when every check passes.
+# Tests of the helpers CI's scripts source: scripts/phase_time.sh (each phase's wall
+# and CPU seconds in the log), scripts/lanes.sh (fuzz.sh --all running its targets
+# N at a time) and scripts/beside.sh (test.sh's installs beside its build, .ci/run's
+# instrumented builds beside the plain tests). Usage: ci_scripts_test.sh REPO_ROOT.
+# Exit 0 when every check passes.
 set -uo pipefail
 root="$1"
 source "$root/scripts/phase_time.sh"
 source "$root/scripts/lanes.sh"
+source "$root/scripts/beside.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -68,8 +71,44 @@ in_order() { echo "$1" >>"$work/ran3"; }
 run_in_lanes 1 in_order x y z || fail "run_in_lanes 1 failed"
 [[ "$(tr '\n' ' ' <"$work/ran3")" == "x y z " ]] || fail "one lane ran: $(tr '\n' ' ' <"$work/ran3")"
 
+# --- beside: the command runs while the caller works (it waits for a file the caller
+# writes after the start: run first, it would time out), at the priority asked for; its
+# output comes at beside_wait, with its exit status.
+in_background() {
+  local waited=0
+  until [[ -e "$work/go" ]]; do
+    sleep 0.1
+    waited=$((waited + 1))
+    ((waited < 600)) || { echo "never saw go"; return 1; }
+  done
+  echo "niceness $(nice)"
+  return 7
+}
+beside_start -n 19 in_background
+touch "$work/go"
+beside_wait 2>"$work/beside.err"
+status=$?
+[[ $status -eq 7 ]] || fail "beside_wait returned $status, not the command's 7: $(cat "$work/beside.err")"
+grep -qx 'niceness 19' "$work/beside.err" || fail "not run at nice 19, or its output lost: $(cat "$work/beside.err")"
+[[ -z "$beside_pid" && -z "$beside_log" ]] || fail "beside_wait left its pid or log behind"
+
+# beside_stop ends the command and what it started (a grandchild too), and is a no-op after.
+beside_start bash -c "sleep 300 & echo \$! >'$work/grandchild'; sleep 300"
+waited=0
+until [[ -s "$work/grandchild" ]] || ((waited >= 600)); do sleep 0.1; waited=$((waited + 1)); done
+child="$beside_pid"
+grandchild="$(cat "$work/grandchild")"
+beside_stop
+sleep 0.2
+# Running: it exists and is no zombie (an orphan's exit status waits for a PID 1 that may
+# never collect it, in a container).
+running() { local state; state="$(ps -o stat= -p "$1")" && [[ "$state" != Z* ]]; }
+running "$child" && { fail "beside_stop left the command ($child) running"; kill "$child"; }
+running "$grandchild" && { fail "beside_stop left a grandchild ($grandchild) running"; kill "$grandchild"; }
+beside_stop || fail "a second beside_stop failed"
+
 if ((failures > 0)); then
   echo "ci_scripts_test: $failures check(s) failed" >&2
   exit 1
 fi
-echo "ci_scripts_test: phase_time.sh and lanes.sh behave"
+echo "ci_scripts_test: phase_time.sh, lanes.sh and beside.sh behave"
