@@ -97,6 +97,42 @@ TEST(DecisionMerge, AfterEveryObservationWhenNoneShowsIt) {
   EXPECT_EQ(merged.groups, 0);
 }
 
+// A campaign groups a timed-out send with its timeout (any order). A decision whose window
+// holds that group would need the group's events in file order inside a decision group:
+// it is left out instead, and the decisions around it keep their places; the groups
+// written are numbered above the harness's own.
+TEST(DecisionMerge, ADecisionWhoseWindowHoldsAHarnessGroupIsLeftOut) {
+  const std::vector<json> events = {
+      observe({{"leader", 0}, {"leader_epoch", 0}, {"isr", {0, 1, 2}}}),
+      {{"kind", "fault"}, {"op", "pause"}, {"node", 0}},
+      {{"kind", "client"}, {"op", "produce"}, {"record", 1}, {"group", 3}},
+      {{"kind", "fault"}, {"op", "resume"}, {"node", 0}, {"group", 3}},
+      observe({{"leader", 1}, {"leader_epoch", 1}, {"isr", {1, 2}}}),
+      {{"kind", "fault"}, {"op", "crash"}, {"node", 1}, {"crash_kind", "kill"}},
+      observe({{"leader", 2}, {"leader_epoch", 2}, {"isr", {2}}}),
+  };
+  json created = partition(10, 0, 0, {0, 1, 2});
+  created["record_type"] = "PartitionRecord";
+  const std::vector<json> decisions = {created, partition(21, 1, 1, {1, 2}), partition(30, 2, 2, {2})};
+  const auto merged = counterexamples::merge_decisions(events, decisions);
+  EXPECT_EQ(merged.left_out, 1);
+  EXPECT_EQ(merged.groups, 1);
+  ASSERT_EQ(merged.events.size(), 9u);
+  EXPECT_EQ(merged.events[0].value("metadata_offset", 0), 10);
+  EXPECT_FALSE(merged.events[0].contains("group"));
+  // The harness's group as it was; no decision joins it.
+  for (std::size_t i = 1; i <= 5; ++i) EXPECT_NE(merged.events[i].value("kind", ""), "decision") << i;
+  EXPECT_FALSE(merged.events[2].contains("group"));
+  EXPECT_EQ(merged.events[3]["group"], 3);
+  EXPECT_EQ(merged.events[4]["group"], 3);
+  // The last election shares a new group, above the harness's, with the crash.
+  EXPECT_EQ(merged.events[6].value("op", ""), "crash");
+  EXPECT_EQ(merged.events[6]["group"], 4);
+  EXPECT_EQ(merged.events[7].value("metadata_offset", 0), 30);
+  EXPECT_EQ(merged.events[7]["group"], 4);
+  for (std::size_t i = 0; i < merged.events.size(); ++i) EXPECT_EQ(merged.events[i]["seq"], i + 1);
+}
+
 std::string header_line() {
   return json({{"format", "isrcheck-recording"}, {"version", 1}, {"model_config", json::object()}}).dump() + "\n";
 }

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "conformance/real_kafka_cluster.h"
+#include "conformance/zookeeper_mode.h"
+#include "counterexamples/scenario/decision_merge.h"
 #include "counterexamples/scenario/recording.h"
 #include "spec/partition/config.h"
 
@@ -382,6 +384,15 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   } catch (const std::exception& e) {
     r.error = std::string("step ") + std::to_string(step) + ": " + e.what();
   }
+  // Before the cluster is torn down or reused: its metadata log is the next run's too.
+  if (cluster && !r.interrupted) {
+    try {
+      add_decisions(r, scenario, [&] { return cluster->metadata_decisions(); });
+    } catch (const Interrupted&) {
+      r.interrupted = true;
+      if (r.error.empty()) r.error = "interrupted";
+    }
+  }
   r.header["complete"] = r.complete;
   if (lost_answers > 0) {
     // Known only now: the model configuration allows exactly the answers the run lost.
@@ -394,6 +405,22 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
   cluster.reset();  // its destructor undoes nothing the session does not (KafkaSession::restore)
   if (r.interrupted) throw Interrupted();
   return r;
+}
+
+void add_decisions(RunResult& r, const json& scenario, const std::function<std::vector<json>()>& read) {
+  if (zookeeper_scenario(scenario)) return;
+  try {
+    const std::vector<json> decisions = read();
+    const counterexamples::MergedRecording merged = counterexamples::merge_decisions(r.events, decisions);
+    r.events = merged.events;
+    r.header["decisions"] = {{"source", "__cluster_metadata"}, {"count", decisions.size()},
+                             {"groups", merged.groups}, {"left_out", merged.left_out}};
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    // DriverError, or an answer the driver should not give: the run stays as recorded.
+    r.header["decisions"] = {{"source", "__cluster_metadata"}, {"error", e.what()}};
+  }
 }
 
 RunResult run_from_recording(const json& header, const std::vector<json>& events) {

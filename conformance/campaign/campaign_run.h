@@ -8,12 +8,14 @@
 // sends and faults, each after its seeded gap, with a `sample` of the partition after
 // each (for the timeline; never validated: the cluster is still moving); the heal phase;
 // a quiet period and a bounded wait for a settled partition, observed; then every offset
-// read back. The run's figures: faults injected, records acked, acked records not read
+// read back, and the controller's committed decisions read from the metadata log and
+// merged in (docs/campaign.md, "Decisions"). The run's figures: faults injected, records acked, acked records not read
 // back (lost).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,14 @@ nlohmann::json run_scenario_json(const CampaignConfig& c, const std::vector<Sche
 // driver error ends the run early, recorded in `error`); rethrows Interrupted after
 // filling in the result.
 RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, uint64_t seed, RunResult* partial);
+
+// The controller's committed decisions, from `read` (the driver's `metadata_log`), merged
+// into the run's events (counterexamples/scenario/decision_merge.h: a decision whose
+// window holds one of the run's own groups is left out), and what was read in the
+// header's `decisions`; a driver error is noted there and leaves the events as they were.
+// A ZooKeeper-mode scenario has no metadata log: nothing is read. Rethrows Interrupted.
+void add_decisions(RunResult& r, const nlohmann::json& scenario,
+                   const std::function<std::vector<nlohmann::json>()>& read);
 
 // A run as a recording holds it (a campaign's run-NNNN.jsonl): its figures computed from
 // the events as execute_run computes them (faults injected, the final observation's acked

@@ -95,6 +95,20 @@ MergedRecording merge_decisions(const std::vector<json>& events, const std::vect
         break;
       }
   }
+  // The harness's own groups: a decision whose window holds one of their events is left
+  // out (decision_merge.h), and the groups written here are numbered above theirs.
+  int own_groups = 0;
+  std::vector<long> grouped_before(static_cast<std::size_t>(n) + 1, 0);  // grouped events among 0..e-1
+  for (long e = 0; e < n; ++e) {
+    const json& g = events[e].contains("group") ? events[e]["group"] : json();
+    if (g.is_number_integer()) own_groups = std::max(own_groups, g.get<int>());
+    grouped_before[e + 1] = grouped_before[e] + (g.is_null() ? 0 : 1);
+  }
+  std::vector<bool> kept(decisions.size(), true);
+  for (std::size_t i = 0; i < decisions.size(); ++i) {
+    const long first = after[i] + 1, last = before[i] - 1;
+    if (first <= last && grouped_before[last + 1] > grouped_before[first]) kept[i] = false;
+  }
   // Clusters of decisions whose windows share harness events: one group each, holding
   // those events and the decisions; a decision whose window holds no event needs none.
   struct Cluster {
@@ -103,6 +117,7 @@ MergedRecording merge_decisions(const std::vector<json>& events, const std::vect
   };
   std::vector<Cluster> clusters;
   for (std::size_t i = 0; i < decisions.size(); ++i) {
+    if (!kept[i]) continue;
     const long first = after[i] + 1, last = before[i] - 1;
     if (!clusters.empty() && !clusters.back().decisions.empty() && clusters.back().first <= clusters.back().last &&
         first <= clusters.back().last && first <= last) {
@@ -113,7 +128,8 @@ MergedRecording merge_decisions(const std::vector<json>& events, const std::vect
     clusters.push_back({first, last, {i}});
   }
   MergedRecording out;
-  int group = first_group;
+  out.left_out = static_cast<int>(std::count(kept.begin(), kept.end(), false));
+  int group = std::max(first_group, own_groups + 1);
   auto emit = [&](json line, std::optional<int> g) {
     line["seq"] = out.events.size() + 1;
     if (g) line["group"] = *g;
