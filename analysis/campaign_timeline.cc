@@ -65,6 +65,17 @@ std::string describe(const json& e) {
   if (kind == "observe") return std::string("observation") + (e.value("condition_met", true) ? "" : " (not settled)");
   if (kind == "sample") return "sample";
   if (kind == "note") return "note: " + e.value("text", "");
+  if (kind == "decision") {
+    // The controller's committed decision (docs/campaign.md, "Decisions"): its record and
+    // the partition after it; its row's time is none (the harness saw no commit).
+    std::string s = "decision " + e.value("record_type", "") + " at metadata offset " +
+                    text(e.value("metadata_offset", json()));
+    if (op == "partition")
+      s += ": leader " + text(e.value("leader", json())) + ", ISR " + text(e.value("isr", json()));
+    else if (e.contains("broker"))
+      s += ": broker " + text(e["broker"]);
+    return s;
+  }
   return kind;
 }
 

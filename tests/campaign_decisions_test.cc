@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/campaign_timeline.h"
 #include "conformance/campaign/campaign_config.h"
 #include "conformance/campaign/campaign_run.h"
 #include "conformance/driver.h"
@@ -119,25 +120,45 @@ void expect_parses(const RunResult& r) {
 
 TEST(CampaignDecisions, AKRaftRunReadsTheMetadataLogAfterItsReadBackAndMergesIt) {
   Fake fake;
-  fake.decisions = {partition(30, 0, 0, {0, 1, 2})};
+  // The creation, and an election no observation shows (after the last one).
+  fake.decisions = {partition(30, 0, 0, {0, 1, 2}), partition(40, 1, 1, {1, 2})};
   const Outcome r = run_once(fake);
   ASSERT_TRUE(r.run.complete) << r.run.error;
   EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), "metadata_log"), 1);
   ASSERT_GE(index_of(r.ops, "consume", true), 0);
   EXPECT_GT(index_of(r.ops, "metadata_log", false), index_of(r.ops, "consume", true));
   ASSERT_TRUE(r.run.header.contains("decisions"));
-  EXPECT_EQ(r.run.header["decisions"]["count"], 1);
+  EXPECT_EQ(r.run.header["decisions"]["count"], 2);
   EXPECT_EQ(r.run.header["decisions"]["left_out"], 0);
+  EXPECT_EQ(r.run.header["decisions"]["groups"], 1);
   // Every observation shows the creation's state: it goes before the first, alone.
-  ASSERT_EQ(decisions_in(r.run.events), 1);
+  ASSERT_EQ(decisions_in(r.run.events), 2);
   EXPECT_EQ(r.run.events[0].value("kind", ""), "decision");
   EXPECT_FALSE(r.run.events[0].contains("group"));
   EXPECT_EQ(r.run.events[1].value("kind", ""), "observe");
+  // The election is after the final observation, in one group with the read-back.
+  const json& election = r.run.events.back();
+  EXPECT_EQ(election.value("metadata_offset", 0), 40);
+  ASSERT_TRUE(election.contains("group"));
+  const json& before_it = r.run.events[r.run.events.size() - 2];
+  EXPECT_EQ(before_it.value("op", ""), "consume");
+  EXPECT_EQ(before_it.value("group", 0), election["group"]);
   expect_parses(r.run);
+  // The run's page names the decision in its event table.
+  const std::string html = analysis::render_run_timeline(r.run.header, r.run.events, r.run.summary());
+  EXPECT_NE(html.find("decision PartitionRecord at metadata offset 30: leader 0, ISR [0,1,2]"), std::string::npos);
   // The figures read back from the recording are the run's.
   const RunResult again = run_from_recording(r.run.header, r.run.events);
   EXPECT_EQ(again.acked, r.run.acked);
   EXPECT_EQ(again.faults_injected, r.run.faults_injected);
+}
+
+// A decision has no harness time: a run's length is its latest event's end, wherever
+// the decisions go.
+TEST(CampaignDecisions, ARunsLengthIgnoresDecisionsAtTheEnd) {
+  const std::vector<json> events = {{{"seq", 1}, {"kind", "observe"}, {"t_start_ms", 200}, {"t_end_ms", 500}},
+                                    {{"seq", 2}, {"kind", "decision"}, {"op", "partition"}}};
+  EXPECT_DOUBLE_EQ(run_from_recording(json::object(), events).run_seconds, 0.5);
 }
 
 TEST(CampaignDecisions, ADecisionWhoseWindowHoldsTheRunsOwnGroupIsLeftOut) {

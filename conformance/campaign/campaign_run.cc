@@ -452,7 +452,10 @@ RunResult run_from_recording(const json& header, const std::vector<json>& events
   std::sort(r.acked.begin(), r.acked.end());
   for (int a : r.acked)
     if (std::find(r.read_back.begin(), r.read_back.end(), a) == r.read_back.end()) r.lost.push_back(a);
-  if (!events.empty()) r.run_seconds = events.back().value("t_end_ms", 0LL) / 1000.0;
+  // The latest harness time: a decision, which may come last, has none.
+  long long end_ms = 0;
+  for (const json& e : events) end_ms = std::max(end_ms, e.value("t_end_ms", 0LL));
+  r.run_seconds = end_ms / 1000.0;
   return r;
 }
 
