@@ -37,6 +37,7 @@ struct Fake {
   std::string produce_result = "acked";
   std::vector<json> decisions;
   bool metadata_log_fails = false;
+  bool consume_fails = false;
 };
 
 // Node 0 leads at epoch 0 with every replica in the ISR, at every describe; sends answer
@@ -57,6 +58,7 @@ class FakeDriver : public Driver {
       return {{"ok", true}, {"decisions", fake_.decisions}};
     }
     if (op == "produce") return {{"ok", true}, {"result", fake_.produce_result}};
+    if (op == "consume" && fake_.consume_fails) throw DriverError("internal", "the consumer failed");
     if (op == "describe") {
       return {{"ok", true}, {"leader", 0}, {"leader_epoch", 0}, {"isr", {0, 1, 2}}, {"elr", json::array()},
               {"fenced", json::array()}, {"unknown", {"hw"}}};
@@ -195,6 +197,19 @@ TEST(CampaignDecisions, ADriverErrorIsNotedAndTheRecordingStaysAsItWas) {
   EXPECT_NE(r.run.header["decisions"].value("error", "").find("no metadata log"), std::string::npos);
   EXPECT_EQ(decisions_in(r.run.events), 0);
   expect_parses(r.run);
+}
+
+// A run a driver error ended early reads nothing: its driver may be gone.
+TEST(CampaignDecisions, ARunEndedByADriverErrorReadsNothing) {
+  Fake fake;
+  fake.consume_fails = true;
+  fake.decisions = {partition(30, 0, 0, {0, 1, 2})};
+  const Outcome r = run_once(fake);
+  EXPECT_FALSE(r.run.complete);
+  EXPECT_NE(r.run.error.find("the consumer failed"), std::string::npos) << r.run.error;
+  EXPECT_EQ(std::count(r.ops.begin(), r.ops.end(), "metadata_log"), 0);
+  EXPECT_FALSE(r.run.header.contains("decisions"));
+  EXPECT_EQ(decisions_in(r.run.events), 0);
 }
 
 TEST(CampaignDecisions, AZooKeeperScenarioReadsNothing) {

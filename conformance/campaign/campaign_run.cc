@@ -385,7 +385,9 @@ RunResult execute_run(KafkaSession& session, const CampaignConfig& c, int run, u
     r.error = std::string("step ") + std::to_string(step) + ": " + e.what();
   }
   // Before the cluster is torn down or reused: its metadata log is the next run's too.
-  if (cluster && !r.interrupted) {
+  // Only after a run that finished (as conform reads only after a run that did not
+  // fail): after a driver error the driver may be gone, and a read would start another.
+  if (cluster && r.complete) {
     try {
       add_decisions(r, scenario, [&] { return cluster->metadata_decisions(); });
     } catch (const Interrupted&) {
