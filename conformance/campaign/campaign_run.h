@@ -9,8 +9,8 @@
 // each (for the timeline; never validated: the cluster is still moving); the heal phase;
 // a quiet period and a bounded wait for a settled partition, observed; then every offset
 // read back, and the controller's committed decisions read from the metadata log and
-// merged in (docs/campaign.md, "Decisions"). The run's figures: faults injected, records acked, acked records not read
-// back (lost).
+// merged in (docs/campaign.md, "Decisions"). The run's figures: faults injected, records
+// acked, acked records not read back (lost).
 #pragma once
 
 #include <atomic>
