@@ -783,7 +783,16 @@ class Engine {
     {
       const auto section = timed(ParallelProfile::EndBatch);
       visited_.end_batch(unique_);
-      if (spilling()) visited_.maybe_spill();
+      if (spilling()) {
+        // The memory part's budget is half of what the other structures leave (half:
+        // growing the set holds the old and the new table at once), never less than a
+        // sixteenth of the whole: the parent log is never spilled and grows with the
+        // states, so a fixed half of the budget let a larger search pass it.
+        const uint64_t others = memory_now() - std::min<uint64_t>(memory_now(), visited_bytes_);
+        const uint64_t left = options_.max_memory_bytes - std::min(options_.max_memory_bytes, others);
+        visited_.set_budget(std::max(left / 2, options_.max_memory_bytes / 16));
+        visited_.maybe_spill();
+      }
     }
     visited_bytes_ = visited_.bytes();
     for (const auto& u : unique_) visited_bytes_ += u.capacity() * sizeof(Fp);

@@ -33,6 +33,10 @@ class SpillingVisitedSet {
     budget_ = budget;
   }
 
+  // The engine lowers the budget as its other structures (the parent log, the
+  // candidates) grow, so that the whole search stays under --max-memory.
+  void set_budget(uint64_t budget) { budget_ = budget; }
+
   static size_t shard_of(const Fp& fp) { return Memory::shard_of(fp); }
   bool contains(const Fp& fp) const {
     if (memory_.contains(fp)) return true;
