@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh --all SECONDS    every target, SECONDS each, ISRCHECK_FUZZ_JOBS
 #                                    (default: the number of cores) of them at a time
 #   scripts/fuzz.sh --build          build every target, fuzz none (.ci/run builds them
-#                                    beside the plain tests; its --all then only fuzzes)
+#                                    beside scripts/test.sh; its --all then only fuzzes)
 # Each run first replays the target's regression inputs (fuzz/regressions/<target>/),
 # then fuzzes from its seeds and its corpus (build-fuzz/corpus/<target>/, kept between
 # runs so that campaigns add up). It fails on a crash, a sanitizer report, a leak, a
@@ -40,8 +40,10 @@ fi
 lanes="${ISRCHECK_FUZZ_JOBS:-$(nproc)}"
 [[ "$lanes" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: ISRCHECK_FUZZ_JOBS must be a positive integer, not '$lanes'" >&2; exit 2; }
 "$root/scripts/install-deps.sh" --fuzz
+# ISRCHECK_FUZZ_OPT: the optimisation level (default -O0, cheap to build for CI's short
+# run; -O1 for a long campaign: CMakeLists.txt).
 configure=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DISRCHECK_FUZZ=ON
-           -DCMAKE_CXX_COMPILER=clang++-14)
+           -DCMAKE_CXX_COMPILER=clang++-14 -DISRCHECK_FUZZ_OPT="${ISRCHECK_FUZZ_OPT:--O0}")
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
   configure+=(-G Ninja)
 fi

@@ -1,58 +1,78 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds everything and runs every test. With --sanitize the
-# build and the tests use AddressSanitizer + UBSan (build-asan/). With --build-only it
-# stops after the build (.ci/run then runs the tests itself, beside its instrumented
-# builds). Further arguments go to ctest, for instance `scripts/test.sh --sanitize -LE slow`
-# or `-R config`.
+# Installs dependencies, builds everything and runs every test, each test once, in the
+# build that checks the most it can run in (.ci/README.md, "Every test runs once"):
+#   - the sanitizer pass (build-asan/: AddressSanitizer + UBSan) runs the fast tests, the
+#     browser and FUSE tests, the generated scenario tests and the fuzz regression replays;
+#   - the plain pass (build/, Release) runs what cannot or need not run instrumented: the
+#     `kafka` tests (the cluster is Java), `mpi` (OpenMPI's allocations read as leaks),
+#     `slow` (long exhaustive runs of code the fast tests run), and label `plain` (the
+#     ISRCHECK_PLAIN_PASS_ONLY cases of CMakeLists.txt: the largest searches, and tests that
+#     cannot start under ASan). build/ then holds only those tests (`--tests plain`).
+# The sanitizer build runs beside the plain tests at the lowest priority (nice 19): the
+# kafka tests leave CPU idle while they wait on their JVMs.
+# With --sanitize, only the sanitizer pass (build-asan/ holds only what it runs). Further
+# arguments go to ctest in each pass, for instance
+# `scripts/test.sh -LE kafka` or `scripts/test.sh --sanitize -R config`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${ISRCHECK_BUILD_ROOT:-$root}"  # where build/ and build-asan/ go
-build_dir="$build_root/build"
-build_args=()
-build_only=0
-while [[ "${1:-}" == --sanitize || "${1:-}" == --build-only ]]; do
-  if [[ "$1" == --sanitize ]]; then
-    build_dir="$build_root/build-asan"
-    build_args=(--sanitize)
-    # Stop at the first report, with a stack, so that a finding fails its test.
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
-    export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-  else
-    build_only=1
-  fi
+sanitize_only=0
+if [[ "${1:-}" == --sanitize ]]; then
+  sanitize_only=1
   shift
-done
+fi
+# Stop at the first report, with a stack, so that a finding fails its test.
+asan_env=(ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
+          UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}")
+jobs="${ISRCHECK_TEST_JOBS:-2}"
 
 source "$root/scripts/phase_time.sh"
-pass="test.sh${build_args[*]:+ ${build_args[*]}}"
-phase "$pass: install-deps" "$root/scripts/install-deps.sh"
+phase "test.sh: install-deps" "$root/scripts/install-deps.sh"
+source "$root/scripts/beside.sh"
+trap beside_stop EXIT
+sanitizer_ctest() {
+  phase "test.sh: sanitizer pass: ctest $build_root/build-asan" \
+    env "${asan_env[@]}" ctest --test-dir "$build_root/build-asan" --output-on-failure -j "$jobs" "$@"
+}
+if ((sanitize_only)); then
+  phase "test.sh: build $build_root/build-asan" "$root/scripts/build.sh" --sanitize
+  sanitizer_ctest "$@"
+  exit
+fi
+
 # What only the tests need is downloaded and installed beside the build, which needs none
 # of it: on a fresh machine these steps wait on the network, the build on the CPU
 # (.ci/README.md: the budget). Their output is printed after the build.
 installs() {
   # Headless Chromium for the browser tests of the HTML reports and explore (label `browser`).
-  phase "$pass: install-browser" "$root/scripts/install-browser.sh"
+  phase "test.sh: install-browser" "$root/scripts/install-browser.sh"
   # The conformance tests (ctest label `kafka`) run real Apache Kafka: a JDK, Maven, the
-  # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). The sanitizer pass
-  # excludes them (.ci/run: -LE 'slow|kafka'): nothing of ours is instrumented in a JVM.
-  if [[ -z "${build_args[*]}" ]]; then
-    # 3.9.1 too: the release pair (issue 16 point 7) runs its 3.9 half on it; 3.4.1 and
-    # 3.5.2 for KIP-903's generation step (issue 28 item 5; kafka_2.13 and its dependencies
-    # through conformance/kafka-legacy, from Maven Central once, then ~/.m2).
-    phase "$pass: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1 \
-      --kafka-version 3.4.1 --kafka-version 3.5.2
-  fi
+  # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). 3.9.1 too: the
+  # release pair (issue 16 point 7) runs its 3.9 half on it; 3.4.1 and 3.5.2 for KIP-903's
+  # generation step (issue 28 item 5; kafka_2.13 and its dependencies through
+  # conformance/kafka-legacy, from Maven Central once, then ~/.m2).
+  phase "test.sh: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1 \
+    --kafka-version 3.4.1 --kafka-version 3.5.2
 }
-source "$root/scripts/beside.sh"
-trap beside_stop EXIT
 beside_start installs
-# Build and test times are printed apart, wall and CPU (.ci/README.md: the budget).
 build_status=0
-phase "$pass: build $build_dir" "$root/scripts/build.sh" "${build_args[@]}" || build_status=$?
+phase "test.sh: build $build_root/build (the plain pass's tests)" "$root/scripts/build.sh" --tests plain || build_status=$?
 installs_status=0
 beside_wait || installs_status=$?
 ((build_status == 0)) || exit "$build_status"
 ((installs_status == 0)) || { echo "test.sh: installing the test dependencies failed (above)" >&2; exit "$installs_status"; }
-((build_only == 0)) || exit 0
-phase "$pass: ctest" ctest --test-dir "$build_dir" --output-on-failure -j "${ISRCHECK_TEST_JOBS:-2}" "$@"
+
+beside_start -n 19 phase "test.sh: build $build_root/build-asan beside the plain tests (nice 19)" \
+  "$root/scripts/build.sh" --sanitize
+plain_status=0
+phase "test.sh: plain pass: ctest $build_root/build" \
+  ctest --test-dir "$build_root/build" --output-on-failure -j "$jobs" -L '^(slow|mpi|kafka|plain)$' "$@" ||
+  plain_status=$?
+beside_wait || { echo "test.sh: the sanitizer build failed (above)" >&2; exit 1; }
+# Both passes run even when the first fails: one run shows every failure.
+sanitizer_status=0
+sanitizer_ctest "$@" || sanitizer_status=$?
+((plain_status == 0)) || echo "test.sh: the plain pass failed (above)" >&2
+((sanitizer_status == 0)) || echo "test.sh: the sanitizer pass failed (above)" >&2
+((plain_status == 0 && sanitizer_status == 0))
