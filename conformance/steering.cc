@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "io/json_fields.h"
+
 namespace isr::conformance {
 
 using nlohmann::json;
@@ -81,15 +83,6 @@ struct Hold {
   int leads_epoch = -1;
 };
 
-std::vector<int> ints(const json& v) {
-  std::vector<int> out;
-  if (v.is_array())
-    for (const json& x : v)
-      if (x.is_number_integer()) out.push_back(x.get<int>());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The committed leader a wait shows (-1: none or not given).
 int wait_leader(const json& step) {
   const json until = step.value("until", json::object());
@@ -111,7 +104,7 @@ int view_state(const json& step, int b) {
   if (!view.is_object()) return -1;
   const bool current = view.value("leader", json()) == until.value("leader", json()) &&
                        view.value("leader_epoch", json()) == until.value("leader_epoch", json()) &&
-                       ints(view.value("isr", json())) == ints(until.value("isr", json()));
+                       io::json_fields::sorted_ints(view.value("isr", json())) == io::json_fields::sorted_ints(until.value("isr", json()));
   return current ? 1 : 0;
 }
 
@@ -481,8 +474,8 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         elects = false;  // the ISR changed after the election: its final value says nothing about the choice
     }
     if (!elects) continue;
-    const std::vector<int> isr = ints(until.value("isr", json()));
-    const std::vector<int> fenced = ints(until.value("fenced", json()));
+    const std::vector<int> isr = io::json_fields::sorted_ints(until.value("isr", json()));
+    const std::vector<int> fenced = io::json_fields::sorted_ints(until.value("fenced", json()));
     if (std::find(isr.begin(), isr.end(), leader) == isr.end()) continue;  // an unclean or ELR election
     for (int r : replicas) {
       const bool acceptable = std::find(isr.begin(), isr.end(), r) != isr.end() &&
@@ -652,7 +645,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       bool fenced = false;
       for (size_t q = r; q-- > 0;) {
         if (steps[q].value("op", "") != "wait") continue;
-        const std::vector<int> f = ints(steps[q].value("until", json::object()).value("fenced", json()));
+        const std::vector<int> f = io::json_fields::sorted_ints(steps[q].value("until", json::object()).value("fenced", json()));
         fenced = std::find(f.begin(), f.end(), n) != f.end();
         break;
       }
@@ -833,7 +826,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       const Replica& rf = after[v].at(f);
       const bool out = rf.alive && !rf.paused && !rf.cut && leader >= 0 && leader != f && after[v].count(leader) &&
                        after[v].at(leader).alive && until.contains("isr") && until["isr"].is_array() &&
-                       !member(ints(until["isr"]), f) && !member(ints(until.value("fenced", json())), f);
+                       !member(io::json_fields::sorted_ints(until["isr"]), f) && !member(io::json_fields::sorted_ints(until.value("fenced", json())), f);
       // It fetched nothing in the trace since the previous observation: its log gained no
       // record, and lost records only to its own power or disk loss (not to a truncation).
       const bool crashed_lossy = [&] {
@@ -869,7 +862,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
         open = true;
         reason = "the trace keeps N" + std::to_string(f) + " out of the ISR with its log unchanged in step " +
                  std::to_string(v + 1) + ", where it would fetch and rejoin (or truncate)";
-      } else if (!open && out && shrinks(s, f) && member(ints(previous_isr), f)) {
+      } else if (!open && out && shrinks(s, f) && member(io::json_fields::sorted_ints(previous_isr), f)) {
         fetch_reply_cut(v, f);
         opened_at = v;
         open = true;
@@ -900,7 +893,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       if (f == leader || !brokers.count(f) || !after[e].count(f)) continue;
       const Replica& rf = after[e].at(f);
       if (!rf.alive || rf.cut || rf.records.empty() || rf.records != after[e].at(leader).records) continue;
-      if (!until_e.contains("isr") || member(ints(until_e["isr"]), f)) continue;
+      if (!until_e.contains("isr") || member(io::json_fields::sorted_ints(until_e["isr"]), f)) continue;
       const std::string fetch = "Fetch(follower=" + std::to_string(f) + ", leader=" + std::to_string(leader) + ")";
       bool proposed = false;  // f's fetch in e, and no AlterPartition of the leader after it there
       for (const json& t : internal) {
@@ -966,7 +959,7 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       const int leader = wait_leader(t);
       const json until = t.value("until", json::object());
       if (leader >= 0 && leader != f && after[v].count(leader) && after[v].at(leader).alive &&
-          !after[v].at(leader).records.empty() && until.contains("isr") && member(ints(until["isr"]), f)) {
+          !after[v].at(leader).records.empty() && until.contains("isr") && member(io::json_fields::sorted_ints(until["isr"]), f)) {
         needed = true;
       }
     }

@@ -178,4 +178,13 @@ void apply_override(json& document, const std::string& override_text, std::strin
   }
 }
 
+std::vector<int> sorted_ints(const json& value) {
+  std::vector<int> out;
+  if (value.is_array())
+    for (const json& x : value)
+      if (x.is_number_integer()) out.push_back(x.get<int>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace isr::io::json_fields

@@ -48,6 +48,12 @@ void require_range(int value, const std::string& field, int lo, int hi, const st
 // empty selection ([] or "") is a ConfigError (leaving the key out means all).
 std::vector<std::string> read_property_names(const nlohmann::json& value);
 
+// The integers of a JSON list, sorted: broker ids where order carries no meaning (an
+// ISR in a recording, a wait or a controller decision). Lenient, for values our own
+// tools wrote: a member that is not an integer, or a value that is not a list, adds
+// nothing.
+std::vector<int> sorted_ints(const nlohmann::json& value);
+
 // Applies one `--set key=value` to `document`: dotted keys create nested objects, and
 // the value is JSON when it parses as JSON (numbers, booleans, lists, quoted strings),
 // otherwise the literal text, so `acks=all` needs no quotes. `example` shows a valid

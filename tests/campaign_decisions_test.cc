@@ -21,6 +21,7 @@
 #include "conformance/driver.h"
 #include "conformance/kafka_session.h"
 #include "counterexamples/scenario/recording.h"
+#include "tests/conformance_test_support.h"
 
 namespace isr::conformance::campaign {
 namespace {
@@ -48,11 +49,7 @@ class FakeDriver : public Driver {
   json call(json request, std::chrono::milliseconds) override {
     log_->push_back(request);
     const std::string op = request.value("op", "");
-    if (op == "start_cluster") {
-      json nodes = json::array();
-      for (const json& n : request["nodes"]) nodes.push_back({{"id", n["id"]}, {"roles", n["roles"]}});
-      return {{"ok", true}, {"nodes", nodes}};
-    }
+    if (op == "start_cluster") return conformance_test::started_cluster(request);
     if (op == "metadata_log") {
       if (fake_.metadata_log_fails) throw DriverError("internal", "no metadata log");
       return {{"ok", true}, {"decisions", fake_.decisions}};

@@ -16,17 +16,13 @@
 
 #include "conformance/conform.h"
 #include "conformance/kafka_session.h"
+#include "tests/conformance_test_support.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
-
-json suite_scenario(const std::string& name) {
-  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
+using conformance_test::suite_scenario;
 
 // Answers every op; `metadata_log` with one PartitionRecord of the initial state.
 class FakeDriver : public Driver {
@@ -35,11 +31,7 @@ class FakeDriver : public Driver {
   json call(json request, std::chrono::milliseconds) override {
     log_->push_back(request);
     const std::string op = request.value("op", "");
-    if (op == "start_cluster") {
-      json nodes = json::array();
-      for (const json& n : request["nodes"]) nodes.push_back({{"id", n["id"]}, {"roles", n["roles"]}});
-      return {{"ok", true}, {"nodes", nodes}};
-    }
+    if (op == "start_cluster") return conformance_test::started_cluster(request);
     if (op == "metadata_log") {
       return {{"ok", true},
               {"decisions",

@@ -27,21 +27,18 @@
 #include "counterexamples/scenario/scenario_validation.h"
 #include "spec/partition/config.h"
 #include "spec/partition/metadata_version.h"
+#include "tests/conformance_test_support.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
+using conformance_test::suite_scenario;
 using analysis::parse_script;
 using analysis::ScriptOp;
 using counterexamples::producer_request_timeout_ms;
 using counterexamples::records_per_send;
 using counterexamples::validate_scenario;
-
-json suite_scenario(const std::string& name) {
-  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
-  return json::parse(in);
-}
 
 TEST(Steering, Acks1LossPausesBothFollowersAcrossTheProduceAndTheKill) {
   SteeringTimes times;

@@ -235,6 +235,27 @@ TEST(DecisionValidation, AFencingTheModelDoesNotMakeIsUnexplained) {
   EXPECT_EQ(r.differences, std::vector<std::string>{"broker 0 fenced: recorded false, model true"});
 }
 
+TEST(DecisionValidation, ARegistrationRecordedFencedIsNotHeldAgainstTheModel) {
+  // Kafka registers every incarnation fenced and unfences it at a later heartbeat; the
+  // model's RegisterBroker registers and unfences in one step, so a RegisterBrokerRecord's
+  // fenced=true says nothing the model can be held to. The fencing at offset 59 recorded
+  // as a registration of the live, unfenced N1: still explained.
+  auto recording = counterexamples::parse_recording(read(kRecording));
+  auto& e = decision_at(recording, 59);
+  e.op = "register_broker";
+  e.record_type = "RegisterBrokerRecord";
+  e.broker = 1;
+  e.fencing = "fence";
+  const auto r = validate(recording);
+  EXPECT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.event << ": " << r.why;
+  // A broker change that fences N1 is held against the model: N1 is alive and unfenced.
+  e.op = "broker_change";
+  e.record_type = "BrokerRegistrationChangeRecord";
+  const auto changed = validate(recording);
+  ASSERT_EQ(changed.verdict, analysis::ValidationResult::Verdict::Unexplained);
+  EXPECT_EQ(changed.differences, std::vector<std::string>{"broker 1 fenced: recorded true, model false"});
+}
+
 TEST(DecisionValidation, AGroupTooLargeForTheEngineIsValidatedWithFewerDecisions) {
   // The engine orders at most 63 constraints of a group: 60 more fencings of the dead N0
   // in the recording's last group (3 harness steps, 2 decisions) leave its broker records

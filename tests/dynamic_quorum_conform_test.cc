@@ -8,16 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/real_kafka_cluster.h"
+#include "tests/conformance_test_support.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
-
-json suite_scenario(const std::string& name) {
-  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
-  return json::parse(in);
-}
+using conformance_test::suite_scenario;
 
 TEST(DynamicQuorumConform, TheWipedVoterRestartRunsOnlyOnADynamicQuorum) {
   const json dynamic = suite_scenario("m-dynamic-quorum-voter-disk-loss");

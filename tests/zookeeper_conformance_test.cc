@@ -15,17 +15,13 @@
 #include "conformance/real_kafka_cluster.h"
 #include "conformance/steering.h"
 #include "conformance/zookeeper_mode.h"
+#include "tests/conformance_test_support.h"
 
 namespace isr::conformance {
 namespace {
 
 using nlohmann::json;
-
-json suite_scenario(const std::string& name) {
-  std::ifstream in(std::string(ISRCHECK_SOURCE_DIR) + "/conformance/suite/" + name + ".json");
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
+using conformance_test::suite_scenario;
 
 const std::vector<std::string> kZooKeeperSuite = {"z-zk-cut-session-expiry", "z-zk-kill-followers-not-enough-replicas",
                                                   "z-zk-pause-within-session"};
@@ -79,11 +75,7 @@ class FakeDriver : public Driver {
   json call(json request, std::chrono::milliseconds) override {
     log_->push_back(request);
     const std::string op = request.value("op", "");
-    if (op == "start_cluster") {
-      json nodes = json::array();
-      for (const json& n : request["nodes"]) nodes.push_back({{"id", n["id"]}, {"roles", n["roles"]}});
-      return {{"ok", true}, {"nodes", nodes}};
-    }
+    if (op == "start_cluster") return conformance_test::started_cluster(request);
     if (op == "controller") return {{"ok", true}, {"controller", *controller_}};
     if (op == "describe") return {{"ok", true}, {"fenced", json::array()}};
     return {{"ok", true}};

@@ -6,20 +6,13 @@
 #include <limits>
 #include <optional>
 
+#include "io/json_fields.h"
+
 namespace isr::counterexamples {
 
 using nlohmann::json;
 
 namespace {
-
-std::vector<int> sorted_ids(const json& v) {
-  std::vector<int> out;
-  if (v.is_array())
-    for (const json& x : v)
-      if (x.is_number_integer()) out.push_back(x.get<int>());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // Whether the partition state after `decision` is what observation `state` shows, on the
 // fields the observation holds (leader, leader epoch, ISR, ELR); false when it holds none.
@@ -36,7 +29,7 @@ bool shows(const json& state, const json& decision) {
   }
   for (const char* field : {"isr", "elr"}) {
     if (!state.contains(field)) continue;
-    if (sorted_ids(state[field]) != sorted_ids(decision.value(field, json::array()))) return false;
+    if (io::json_fields::sorted_ints(state[field]) != io::json_fields::sorted_ints(decision.value(field, json::array()))) return false;
     compared = true;
   }
   return compared;

@@ -6,11 +6,7 @@
 # failed fuzz build fails CI before fuzzing, and a failed test.sh fails it at once.
 # Usage: ci_run_test.sh REPO_ROOT.
 set -uo pipefail
-root="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/check_support.sh"
 
 tree="$work/tree"
 mkdir -p "$tree/.ci" "$tree/scripts"
@@ -47,7 +43,7 @@ status=$?
 [[ $status -eq 0 ]] || fail ".ci/run exited $status: $(tail -20 "$work/out")"
 n="$(nice)"  # the caller's niceness; the fuzz build runs at 19
 [[ "$(head -1 "$calls")" == "install-deps.sh --fuzz (nice $n)" ]] || fail "not every package first: $(cat "$calls")"
-[[ "$(tail -1 "$calls")" == "fuzz.sh --all 30 (nice $n)" ]] || fail "not fuzzing last: $(cat "$calls")"
+[[ "$(tail -1 "$calls")" == "fuzz.sh --all 20 (nice $n)" ]] || fail "not fuzzing last: $(cat "$calls")"
 # The two beside each other, in either order.
 [[ "$(sed -n 2,3p "$calls" | sort)" == "fuzz.sh --build (nice 19)
 test.sh  (nice $n)" ]] || fail "calls, in order:
@@ -74,8 +70,4 @@ status=$?
 [[ $status -ne 0 ]] || fail ".ci/run passed with failed tests"
 grep -q 'fuzz.sh --all' "$calls" && fail "fuzzing ran after failed tests"
 
-if ((failures > 0)); then
-  echo "ci_run_test: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "ci_run_test: .ci/run installs every package, runs scripts/test.sh with the fuzz build beside it, then fuzzes"
+finish ci_run_test ".ci/run installs every package, runs scripts/test.sh with the fuzz build beside it, then fuzzes"

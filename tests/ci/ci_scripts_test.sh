@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
 # Tests of the helpers CI's scripts source: scripts/phase_time.sh (each phase's wall
 # and CPU seconds in the log), scripts/lanes.sh (fuzz.sh --all running its targets
-# N at a time) and scripts/beside.sh (test.sh's installs beside its build, .ci/run's
-# instrumented builds beside the plain tests). Usage: ci_scripts_test.sh REPO_ROOT.
-# Exit 0 when every check passes.
+# N at a time) and scripts/beside.sh (test.sh's installs beside its build and its
+# sanitizer build beside the plain tests, .ci/run's fuzz build beside test.sh).
+# Usage: ci_scripts_test.sh REPO_ROOT. Exit 0 when every check passes.
 set -uo pipefail
-root="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/check_support.sh"
 source "$root/scripts/phase_time.sh"
 source "$root/scripts/lanes.sh"
 source "$root/scripts/beside.sh"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # --- phase: a line before, a line after with wall and CPU seconds; the status passes through.
 phase "burn" bash -c 'i=0; while ((i < 300000)); do i=$((i + 1)); done' 2>"$work/phase.err"
@@ -107,8 +103,4 @@ running "$child" && { fail "beside_stop left the command ($child) running"; kill
 running "$grandchild" && { fail "beside_stop left a grandchild ($grandchild) running"; kill "$grandchild"; }
 beside_stop || fail "a second beside_stop failed"
 
-if ((failures > 0)); then
-  echo "ci_scripts_test: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "ci_scripts_test: phase_time.sh, lanes.sh and beside.sh behave"
+finish ci_scripts_test "phase_time.sh, lanes.sh and beside.sh behave"

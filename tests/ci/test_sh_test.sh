@@ -7,11 +7,7 @@
 # passes; a failed plain pass still runs the sanitizer pass and fails the run; --sanitize
 # runs the sanitizer pass alone. Usage: test_sh_test.sh REPO_ROOT.
 set -uo pipefail
-root="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/check_support.sh"
 
 tree="$work/tree"
 mkdir -p "$tree/scripts" "$work/bin"
@@ -91,8 +87,4 @@ build.sh --sanitize (nice $n)
 ctest --test-dir $work/build-asan --output-on-failure -j 2 -R config (nice $n) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1" ]] ||
   fail "--sanitize calls: $(cat "$calls")"
 
-if ((failures > 0)); then
-  echo "test_sh_test: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "test_sh_test: test.sh builds, installs and runs both passes in order, each test once"
+finish test_sh_test "test.sh builds, installs and runs both passes in order, each test once"

@@ -73,7 +73,7 @@ final class DynamicQuorum {
 
   /** Admin.removeRaftVoter of the key the voter set holds for `id` (its lost directory). */
   void removeVoter(Cluster c, int id, long deadline) throws DriverException, InterruptedException {
-    QuorumInfo q = quorum(c, deadline);
+    QuorumInfo q = quorum(c, deadline, true);
     Uuid key = null;
     for (QuorumInfo.ReplicaState v : q.voters()) if (v.replicaId() == id) key = v.replicaDirectoryId();
     if (key == null) throw DriverException.badRequest("node " + id + " is not in the voter set " + ids(q.voters()));
@@ -116,7 +116,7 @@ final class DynamicQuorum {
    */
   void describe(Cluster c, ObjectNode d, long deadline) throws InterruptedException {
     try {
-      QuorumInfo q = quorum(c, deadline);
+      QuorumInfo q = quorum(c, deadline, false);
       ArrayNode voters = d.putArray("voters");
       ids(q.voters()).forEach(voters::add);
       ArrayNode observers = d.putArray("observers");
@@ -147,13 +147,33 @@ final class DynamicQuorum {
     }
   }
 
-  private QuorumInfo quorum(Cluster c, long deadline) throws DriverException, InterruptedException {
-    try {
-      return admin(c).describeMetadataQuorum().quorumInfo().get(Math.max(1, Cluster.left(deadline)), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw DriverException.kafka("describeMetadataQuorum: " + e.getCause());
-    } catch (TimeoutException e) {
-      throw DriverException.timeout("describeMetadataQuorum did not answer in time");
+  /**
+   * Admin.describeMetadataQuorum. With `retry`, asked again until the deadline when the
+   * admin client found no controller to send it to within its own timeout: it can pick a
+   * crashed controller again and again (that controller's proxy still accepts
+   * connections, so the requests time out rather than fail at once) until the call's
+   * default.api.timeout.ms passes. An operator about to remove a voter would ask again;
+   * an observation (describe) is left unknown instead.
+   */
+  private QuorumInfo quorum(Cluster c, long deadline, boolean retry) throws DriverException, InterruptedException {
+    String last;
+    while (true) {
+      try {
+        return admin(c).describeMetadataQuorum().quorumInfo()
+            .get(Math.max(1, Math.min(Cluster.left(deadline), 15000)), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (!retry || !(e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException)) {
+          throw DriverException.kafka("describeMetadataQuorum: " + e.getCause());
+        }
+        last = String.valueOf(e.getCause());
+      } catch (TimeoutException e) {
+        last = "no answer in time";
+        if (!retry) throw DriverException.timeout("describeMetadataQuorum did not answer in time");
+      }
+      if (deadline - System.currentTimeMillis() <= 200) {
+        throw DriverException.timeout("describeMetadataQuorum did not answer in time: " + last);
+      }
+      Thread.sleep(200);
     }
   }
 
