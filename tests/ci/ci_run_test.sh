@@ -43,7 +43,7 @@ status=$?
 [[ $status -eq 0 ]] || fail ".ci/run exited $status: $(tail -20 "$work/out")"
 n="$(nice)"  # the caller's niceness; the fuzz build runs at 19
 [[ "$(head -1 "$calls")" == "install-deps.sh --fuzz (nice $n)" ]] || fail "not every package first: $(cat "$calls")"
-[[ "$(tail -1 "$calls")" == "fuzz.sh --all 20 (nice $n)" ]] || fail "not fuzzing last: $(cat "$calls")"
+[[ "$(tail -1 "$calls")" == "fuzz.sh --all 10 (nice $n)" ]] || fail "not fuzzing last: $(cat "$calls")"
 # The two beside each other, in either order.
 [[ "$(sed -n 2,3p "$calls" | sort)" == "fuzz.sh --build (nice 19)
 test.sh  (nice $n)" ]] || fail "calls, in order:
