@@ -35,18 +35,14 @@ sanitizer_ctest() {
   phase "test.sh: sanitizer pass: ctest $build_root/build-asan" \
     env "${asan_env[@]}" ctest --test-dir "$build_root/build-asan" --output-on-failure -j "$jobs" "$@"
 }
-if ((sanitize_only)); then
-  phase "test.sh: build $build_root/build-asan" "$root/scripts/build.sh" --sanitize
-  sanitizer_ctest "$@"
-  exit
-fi
-
 # What only the tests need is downloaded and installed beside the build, which needs none
 # of it: on a fresh machine these steps wait on the network, the build on the CPU
 # (.ci/README.md: the budget). Their output is printed after the build.
 installs() {
-  # Headless Chromium for the browser tests of the HTML reports and explore (label `browser`).
+  # Headless Chromium for the browser tests of the HTML reports and explore (label
+  # `browser`, in the sanitizer pass).
   phase "test.sh: install-browser" "$root/scripts/install-browser.sh"
+  ((sanitize_only)) && return
   # The conformance tests (ctest label `kafka`) run real Apache Kafka: a JDK, Maven, the
   # driver jar and Kafka's jars (scripts/install-kafka.sh, idempotent). 3.9.1 too: the
   # release pair (issue 16 point 7) runs its 3.9 half on it; 3.4.1 and 3.5.2 for KIP-903's
@@ -55,13 +51,21 @@ installs() {
   phase "test.sh: install-kafka" "$root/scripts/install-kafka.sh" --kafka-version 4.4.0 --kafka-version 3.9.1 \
     --kafka-version 3.4.1 --kafka-version 3.5.2
 }
-beside_start installs
-build_status=0
-phase "test.sh: build $build_root/build (the plain pass's tests)" "$root/scripts/build.sh" --tests plain || build_status=$?
-installs_status=0
-beside_wait || installs_status=$?
-((build_status == 0)) || exit "$build_status"
-((installs_status == 0)) || { echo "test.sh: installing the test dependencies failed (above)" >&2; exit "$installs_status"; }
+# The first build of this run (build.sh arguments), with the installs beside it.
+first_build() {
+  beside_start installs
+  local build_status=0 installs_status=0
+  phase "test.sh: build $1" "$root/scripts/build.sh" "${@:2}" || build_status=$?
+  beside_wait || installs_status=$?
+  ((build_status == 0)) || exit "$build_status"
+  ((installs_status == 0)) || { echo "test.sh: installing the test dependencies failed (above)" >&2; exit "$installs_status"; }
+}
+if ((sanitize_only)); then
+  first_build "$build_root/build-asan" --sanitize
+  sanitizer_ctest "$@"
+  exit
+fi
+first_build "$build_root/build (the plain pass's tests)" --tests plain
 
 beside_start -n 19 phase "test.sh: build $build_root/build-asan beside the plain tests (nice 19)" \
   "$root/scripts/build.sh" --sanitize

@@ -5,7 +5,8 @@
 # nice 19 (each stand-in waits for the other to start: run one after the other, either
 # would time out), then the sanitizer pass under ASAN_OPTIONS; ctest's arguments go to both
 # passes; a failed plain pass still runs the sanitizer pass and fails the run; --sanitize
-# runs the sanitizer pass alone. Usage: test_sh_test.sh REPO_ROOT.
+# runs the sanitizer pass alone, with Chromium installed beside its build.
+# Usage: test_sh_test.sh REPO_ROOT.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/check_support.sh"
 
@@ -76,15 +77,18 @@ grep -q "^ctest --test-dir $work/build-asan" "$calls" || fail "no sanitizer pass
 grep -q '^test.sh: the plain pass failed' "$work/out2" || fail "no message for the failed pass: $(tail -5 "$work/out2")"
 rm -f "$work/fail-plain"
 
-# --sanitize: the sanitizer build and its pass, nothing else.
+# --sanitize: the sanitizer build with Chromium installed beside it (the browser tests are
+# in that pass), then its pass; no plain build, no Kafka.
 rm -f "$calls"
 touch "$work/sanitize-only"
 run --sanitize -R config >"$work/out3" 2>&1
 status=$?
 [[ $status -eq 0 ]] || fail "test.sh --sanitize exited $status: $(tail -20 "$work/out3")"
-[[ "$(cat "$calls")" == "install-deps.sh  (nice $n)
-build.sh --sanitize (nice $n)
-ctest --test-dir $work/build-asan --output-on-failure -j 2 -R config (nice $n) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1" ]] ||
-  fail "--sanitize calls: $(cat "$calls")"
+[[ "$(head -1 "$calls")" == "install-deps.sh  (nice $n)" ]] || fail "--sanitize: not install-deps first: $(cat "$calls")"
+[[ "$(sed -n 2,3p "$calls" | sort)" == "build.sh --sanitize (nice $n)
+install-browser.sh  (nice $n)" ]] || fail "--sanitize: not the sanitizer build beside install-browser: $(cat "$calls")"
+[[ "$(tail -1 "$calls")" == "ctest --test-dir $work/build-asan --output-on-failure -j 2 -R config (nice $n) ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1" ]] ||
+  fail "--sanitize: the pass is not last: $(cat "$calls")"
+[[ "$(wc -l <"$calls")" -eq 4 ]] || fail "--sanitize calls: $(cat "$calls")"
 
 finish test_sh_test "test.sh builds, installs and runs both passes in order, each test once"
