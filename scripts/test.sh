@@ -62,8 +62,10 @@ first_build() {
 }
 if ((sanitize_only)); then
   first_build "$build_root/build-asan" --sanitize
-  sanitizer_ctest "$@"
-  exit
+  sanitizer_status=0
+  sanitizer_ctest "$@" || sanitizer_status=$?
+  ((sanitizer_status == 0)) || "$root/scripts/ctest_failures.sh" "$build_root/build-asan" >&2 || true
+  exit "$sanitizer_status"
 fi
 first_build "$build_root/build (the plain pass's tests)" --tests plain
 
@@ -77,6 +79,13 @@ beside_wait || { echo "test.sh: the sanitizer build failed (above)" >&2; exit 1;
 # Both passes run even when the first fails: one run shows every failure.
 sanitizer_status=0
 sanitizer_ctest "$@" || sanitizer_status=$?
-((plain_status == 0)) || echo "test.sh: the plain pass failed (above)" >&2
-((sanitizer_status == 0)) || echo "test.sh: the sanitizer pass failed (above)" >&2
+# What failed, again at the very end, where a CI log shown by its tail still shows it.
+if ((plain_status != 0)); then
+  "$root/scripts/ctest_failures.sh" "$build_root/build" >&2 || true
+  echo "test.sh: the plain pass failed (above)" >&2
+fi
+if ((sanitizer_status != 0)); then
+  "$root/scripts/ctest_failures.sh" "$build_root/build-asan" >&2 || true
+  echo "test.sh: the sanitizer pass failed (above)" >&2
+fi
 ((plain_status == 0 && sanitizer_status == 0))

@@ -4,7 +4,8 @@
 # the plain pass (labels slow, mpi, kafka, plain) with the sanitizer build beside it at
 # nice 19 (each stand-in waits for the other to start: run one after the other, either
 # would time out), then the sanitizer pass under ASAN_OPTIONS; ctest's arguments go to both
-# passes; a failed plain pass still runs the sanitizer pass and fails the run; --sanitize
+# passes; a failed plain pass still runs the sanitizer pass, fails the run and repeats at
+# the end what failed (scripts/ctest_failures.sh); --sanitize
 # runs the sanitizer pass alone, with Chromium installed beside its build.
 # Usage: test_sh_test.sh REPO_ROOT.
 set -uo pipefail
@@ -12,7 +13,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/check_support.sh"
 
 tree="$work/tree"
 mkdir -p "$tree/scripts" "$work/bin"
-cp "$root/scripts/test.sh" "$root/scripts/phase_time.sh" "$root/scripts/beside.sh" "$tree/scripts/"
+cp "$root/scripts/test.sh" "$root/scripts/phase_time.sh" "$root/scripts/beside.sh" \
+  "$root/scripts/ctest_failures.sh" "$tree/scripts/"
 calls="$work/calls"
 for s in install-deps install-browser install-kafka; do
   cat >"$tree/scripts/$s.sh" <<STUB
@@ -37,7 +39,16 @@ case "\$*" in
   *"$work/build "*)
     touch "$work/plain-started"
     for i in \$(seq 600); do [[ -e "$work/asan-build-started" ]] && break; sleep 0.1; done
-    [[ -e "$work/asan-build-started" && ! -e "$work/fail-plain" ]] ;;
+    [[ -e "$work/asan-build-started" ]] || exit 1
+    if [[ -e "$work/fail-plain" ]]; then
+      # ctest's records of a failed run, as ctest_failures.sh reads them.
+      mkdir -p "$work/build/Testing/Temporary"
+      echo "7:Kafka.SomeScenario" >"$work/build/Testing/Temporary/LastTestsFailed.log"
+      printf '%s\n' "7/9 Testing: Kafka.SomeScenario" "Output:" "-----" "the broker said no" \
+        "<end of output>" "Test time =   3.00 sec" "-----" "Test Failed." \
+        >"$work/build/Testing/Temporary/LastTest.log"
+      exit 8
+    fi ;;
 esac
 STUB
 chmod +x "$tree/scripts/"*.sh "$work/bin/ctest"
@@ -75,6 +86,11 @@ status=$?
 [[ $status -ne 0 ]] || fail "test.sh passed with a failed plain pass"
 grep -q "^ctest --test-dir $work/build-asan" "$calls" || fail "no sanitizer pass after a failed plain pass"
 grep -q '^test.sh: the plain pass failed' "$work/out2" || fail "no message for the failed pass: $(tail -5 "$work/out2")"
+# The failed test and its output are repeated after the sanitizer pass, at the end.
+after_asan="$(sed -n '/phase: test.sh: sanitizer pass/,$p' "$work/out2")"
+grep -q '^ctest_failures: 1 test(s) failed in .*/build: Kafka.SomeScenario$' <<<"$after_asan" ||
+  fail "the failed test is not named at the end: $(tail -8 "$work/out2")"
+grep -qx 'the broker said no' <<<"$after_asan" || fail "its output is not repeated at the end: $(tail -8 "$work/out2")"
 rm -f "$work/fail-plain"
 
 # --sanitize: the sanitizer build with Chromium installed beside it (the browser tests are
