@@ -354,6 +354,8 @@ void RealKafkaCluster::run(const SteerAction& a) {
     case SteerAction::Kind::ShrinkAfterFetch:
       shrink_after_fetch(a);
       return;
+    case SteerAction::Kind::AwaitAlterPartition:
+      return;  // inside its wait, before the wait ends (await_held_proposals)
     case SteerAction::Kind::HoldMetadata:
       session_.call({{"op", "hold_metadata"}, {"node", a.node}}, budget);
       session_.note_metadata_held(a.node, true);
@@ -428,6 +430,35 @@ void RealKafkaCluster::shrink_after_fetch(const SteerAction& a) {
                    " cut from replication" + (a.second_fetch ? ", one fetch let through before, " + l +
                                                                    "'s AlterPartition released after"
                                                              : ""));
+}
+
+std::string RealKafkaCluster::await_held_proposals(int step, Clock::time_point deadline) {
+  auto it = plan_.steps.find(step);
+  if (step == 0 || it == plan_.steps.end()) return "";
+  for (const SteerAction& a : it->second.after) {
+    if (a.kind != SteerAction::Kind::AwaitAlterPartition) continue;
+    const auto started = Clock::now();
+    for (;;) {
+      const json h = session_.call({{"op", "holds"}, {"node", a.node}}, milliseconds(15000));
+      const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - started).count();
+      if (h.value("alter_partition_waiting", 0) > 0) {
+        notes_.push_back("step " + std::to_string(step) + ": N" + std::to_string(a.node) + "'s AlterPartition adding N" +
+                         std::to_string(a.peer) + " waits at the controller proxies (after " + std::to_string(waited) +
+                         " ms more)");
+        break;
+      }
+      if (Clock::now() >= deadline) {
+        return "the state was reached, but N" + std::to_string(a.node) + "'s AlterPartition adding N" +
+               std::to_string(a.peer) + " did not reach the controller proxies within the wait budget (" +
+               std::to_string(session_.options().wait_budget.count()) + " ms): the trace has N" +
+               std::to_string(a.node) + " propose it in this wait, on N" + std::to_string(a.peer) +
+               "'s fetch after the one that caught it up";
+      }
+      if (interrupt_flag().load()) throw Interrupted();
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+  }
+  return "";
 }
 
 int RealKafkaCluster::session_timeout_ms() const {
@@ -917,6 +948,10 @@ bool RealKafkaCluster::wait_until(const cut::Condition& condition, std::string* 
   wait_seconds_ += std::chrono::duration<double>(Clock::now() - started).count();
   for (const std::string& s : skipped) notes_.push_back((step ? "step " + std::to_string(step) + ": " : "") + s);
   if (met) {
+    if (std::string missing = await_held_proposals(step, deadline); !missing.empty()) {
+      if (why != nullptr) *why = missing;
+      return false;
+    }
     end(step);
     if (is_final && !at_end_done_) {
       at_end_done_ = true;

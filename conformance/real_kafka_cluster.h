@@ -126,6 +126,10 @@ class RealKafkaCluster : public cut::ClusterUnderTest {
   void await_release_point(const SteerAction& a);
   // The fetch-reply cut's sequence inside a wait (steering.h).
   void shrink_after_fetch(const SteerAction& a);
+  // A wait's AwaitAlterPartition actions (steering.h), once its state is reached: blocks
+  // until each held proposal waits at the controller proxies or `deadline` passes.
+  // Returns what did not arrive in time ("" when every one did).
+  std::string await_held_proposals(int step, Clock::time_point deadline);
   int session_timeout_ms() const;
 
   KafkaSession& session_;

@@ -224,6 +224,8 @@ std::string describe(const SteerAction& a) {
     case SteerAction::Kind::ReleaseGate: return "open " + n + "'s fetch gate";
     case SteerAction::Kind::HoldAlterPartition: return "hold " + n + "'s AlterPartition requests: " + a.why;
     case SteerAction::Kind::ReleaseAlterPartition: return "release " + n + "'s AlterPartition requests";
+    case SteerAction::Kind::AwaitAlterPartition:
+      return "wait for " + n + "'s held AlterPartition adding N" + std::to_string(a.peer);
     case SteerAction::Kind::ShrinkAfterFetch:
       return "let N" + std::to_string(a.peer) + " shrink " + n +
              (a.second_fetch ? " (one fetch between the shrink and its commit)" : "");
@@ -917,6 +919,12 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
       release.when = SteerAction::When::Unfenced;
       release.peer = f;
       plan.steps[static_cast<int>(w) + 1].before.push_back(release);
+      // The wait e ends once the proposal waits at the proxies: its state shows f caught up
+      // (f's fetch of the records), but the leader proposes on f's next fetch, which a
+      // crash of f right after the wait would prevent.
+      SteerAction proposed_held = act(SteerAction::Kind::AwaitAlterPartition, leader, 0, "");
+      proposed_held.peer = f;
+      plan.steps[static_cast<int>(e) + 1].after.push_back(proposed_held);
       plan.notes.push_back("step " + std::to_string(first_op + 1) + ": held N" + std::to_string(leader) +
                            "'s AlterPartition requests until step " + std::to_string(w + 1) + ", once N" +
                            std::to_string(f) + " is registered and unfenced, because " + why);
@@ -1012,7 +1020,8 @@ SteeringPlan plan_steering(const json& scenario, const SteeringTimes& times) {
           case SteerAction::Kind::Cut:
           case SteerAction::Kind::HoldMetadata:
           case SteerAction::Kind::HoldRegistration: return 1;
-          case SteerAction::Kind::Sleep: return 2;
+          case SteerAction::Kind::Sleep:
+          case SteerAction::Kind::AwaitAlterPartition: return 2;
         }
         return 3;
       };

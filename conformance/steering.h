@@ -105,7 +105,9 @@
 //   AlterPartition requests are held at the controller proxies from the operation before
 //   that wait until the later wait, released there once the follower is alive and
 //   unfenced (the stale incarnation of KIP-903: the follower lost its disk and registered
-//   again in between).
+//   again in between). The proposing wait ends only once the proposal waits there
+//   (AwaitAlterPartition): its state shows the follower caught up, one fetch before the
+//   fetch on which the leader proposes.
 // - Disk-lost followers kept empty: a broker restarted on an empty disk that the following
 //   waits keep in the ISR of another live leader holding records, its log still empty, is
 //   cut from replication from just before the restart until the first wait that shows it
@@ -140,7 +142,13 @@ struct SteerAction {
     // The fetch-reply cut (top of this file): arm `node`'s fetch gate with `record`; hold
     // `node`'s AlterPartition requests; their releases; and, inside the wait, the sequence
     // that lets the leader `peer` shrink `node` (see real_kafka_cluster.cc).
-    GateFetch, ReleaseGate, HoldAlterPartition, ReleaseAlterPartition, ShrinkAfterFetch
+    GateFetch, ReleaseGate, HoldAlterPartition, ReleaseAlterPartition, ShrinkAfterFetch,
+    // After a wait whose trace has leader `node` propose adding follower `peer` while its
+    // AlterPartition requests are held: until that request waits at the controller proxies.
+    // The proposal shows in no state Kafka reports (Partition.prepareIsrExpand logs
+    // nothing, and the leader's ISR changes only at the commit), and the follower's fetch
+    // that catches it up comes one fetch before the fetch that makes the leader propose.
+    AwaitAlterPartition
   };
   // When a release inside a `wait` may run: at once, once the node's own view shows it
   // leading at `leader_epoch` (a held follower that became leader), or once the controller
@@ -157,7 +165,7 @@ struct SteerAction {
   // expiry the change waits for when no unheld broker can show it.
   std::vector<int> fenced_in_wait;
   int record = -1;          // GateFetch: the record whose arrival closes the gate
-  int peer = -1;            // ShrinkAfterFetch: the leader; When::Unfenced: the follower
+  int peer = -1;  // ShrinkAfterFetch: the leader; When::Unfenced, AwaitAlterPartition: the follower
   bool second_fetch = false;  // ShrinkAfterFetch: one fetch between the shrink and its commit
 };
 

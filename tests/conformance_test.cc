@@ -579,7 +579,10 @@ TEST(Steering, AFollowerTheWaitShrinksAfterItFetchedGetsTheFetchReplyCut) {
 // back in step 5 (N2 fetched r1 outside the ISR) and the controller gets that
 // AlterPartition only in step 9, after N2's disk loss and re-registration. Kafka's leader
 // sends it at once, so it waits at the controller proxies from the heal (step 4) and goes
-// on in step 9 once N2 is unfenced; sent in step 5 itself, nothing is held.
+// on in step 9 once N2 is unfenced; sent in step 5 itself, nothing is held. Step 5 ends
+// only once that proposal waits at the proxies: its state (N2 holding r1) comes one fetch
+// before the fetch on which N0 proposes, and the disk loss of step 6 could come between
+// (CI of 0736f2a: the 3.4 half of the pair diverged in step 9, ISR [0,1]).
 TEST(Steering, ADeferredIsrExpansionIsHeldUntilTheFollowerIsUnfencedAgain) {
   json scenario = suite_scenario("i-release-pair-kip-497-stale-incarnation");
   const SteeringPlan plan = plan_steering(scenario);
@@ -591,11 +594,17 @@ TEST(Steering, ADeferredIsrExpansionIsHeldUntilTheFollowerIsUnfencedAgain) {
   ASSERT_NE(release, nullptr);
   EXPECT_EQ(release->when, SteerAction::When::Unfenced);
   EXPECT_EQ(release->peer, 2);
+  ASSERT_EQ(plan.steps.count(5), 1u);
+  const SteerAction* proposed = find_action(plan.steps.at(5).after, SteerAction::Kind::AwaitAlterPartition, 0);
+  ASSERT_NE(proposed, nullptr);
+  EXPECT_EQ(proposed->peer, 2);
+  EXPECT_EQ(count_kind(plan, SteerAction::Kind::AwaitAlterPartition), 1);
   json& internal = scenario["steps"][4]["internal"];
   ASSERT_EQ(internal.back(), "Fetch(follower=1, leader=0)");
   internal.push_back("AlterPartition(leader=0)");
   const SteeringPlan at_once = plan_steering(scenario);
   EXPECT_EQ(count_kind(at_once, SteerAction::Kind::HoldAlterPartition), 0);
+  EXPECT_EQ(count_kind(at_once, SteerAction::Kind::AwaitAlterPartition), 0);
 }
 
 // The same trace keeps N2, restarted on an empty disk in step 8, in the ISR of N0 and then

@@ -19,16 +19,34 @@ done
 validate_recordings check "$isrcheck" "$work/e-unclean-off-offline.jsonl" "$work/j-acks1-pause-loss.jsonl" >"$work/ok.out"
 status=$?
 [[ $status -eq 0 ]] || fail "two explained recordings gave status $status: $(cat "$work/ok.out")"
-grep -qx 'check: 2 recording(s) validated, 0 not explained' "$work/ok.out" || fail "no summary line: $(cat "$work/ok.out")"
+grep -qx "check: 2 recording(s) validated, 0 not explained, 0 with the controller's decisions unread" "$work/ok.out" || fail "no summary line: $(cat "$work/ok.out")"
 [[ -s "$work/j-acks1-pause-loss.explained.json" ]] || fail "no explanation written for j-acks1-pause-loss"
 
 # With an unexplained one (the corrupted copy): status 1, tried at both bounds, counted.
 validate_recordings check "$isrcheck" "$work"/*.jsonl >"$work/bad.out"
 status=$?
 [[ $status -eq 1 ]] || fail "an unexplained recording gave status $status"
-grep -qx 'check: 3 recording(s) validated, 1 not explained' "$work/bad.out" || fail "wrong summary: $(cat "$work/bad.out")"
+grep -qx "check: 3 recording(s) validated, 1 not explained, 0 with the controller's decisions unread" "$work/bad.out" || fail "wrong summary: $(cat "$work/bad.out")"
 [[ "$(grep -c '^e-unclean-off-offline-corrupted.jsonl: unexplained' "$work/bad.out")" -eq 2 ]] ||
   fail "the unexplained recording was not retried at the larger bound: $(cat "$work/bad.out")"
+
+# Explained, but its header says the controller's decisions could not be read (as the
+# 3.4.1 recordings said before the metadata reader stopped linking ELR fields): fails.
+python3 - "$work/e-unclean-off-offline.jsonl" "$work/unread/e-unclean-off-offline.jsonl" <<'PY'
+import json, os, sys
+lines = open(sys.argv[1]).read().splitlines()
+header = json.loads(lines[0])
+header["decisions"] = {"source": "__cluster_metadata", "error": "internal: reading the metadata log failed"}
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+open(sys.argv[2], "w").write("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+PY
+validate_recordings check "$isrcheck" "$work/unread/e-unclean-off-offline.jsonl" >"$work/unread.out"
+status=$?
+[[ $status -eq 1 ]] || fail "a recording without its decisions gave status $status: $(cat "$work/unread.out")"
+grep -q "^e-unclean-off-offline.jsonl: the controller's decisions were not read: internal: reading" "$work/unread.out" ||
+  fail "the unread decisions are not named: $(cat "$work/unread.out")"
+grep -qx "check: 1 recording(s) validated, 0 not explained, 1 with the controller's decisions unread" "$work/unread.out" ||
+  fail "wrong summary: $(cat "$work/unread.out")"
 
 # Unexplained at 8, explained at 16 (a stand-in for isrcheck): passes; an error (exit 2)
 # is not retried and fails.

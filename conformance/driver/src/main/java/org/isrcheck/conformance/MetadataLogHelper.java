@@ -11,6 +11,10 @@
 // Only metadata classes whose signatures are the same in 3.9.1 and 4.4.0 are linked
 // (checked with javap on both jars; the driver jar is compiled against 4.4.0 with them
 // `provided`); the record framing, which moved between the two, is reached by reflection.
+// So are the members 3.4.1 and 3.5.2 (the KIP-903 release pair) lack: a PartitionRegistration's
+// elr and lastKnownElr (KIP-966, 3.7) and a RegisterBrokerRecord's logDirs (KIP-858, 3.7);
+// linked directly they threw NoSuchFieldError, and those releases' recordings had no
+// decisions. Absent, they are what those releases had: no ELR, no directories.
 //
 // Committed: a record counts when a majority of the directories given hold a batch with
 // its offset and the same leader epoch (Raft's log matching: the same entry); one
@@ -180,7 +184,7 @@ public final class MetadataLogHelper {
       if (partition == null) continue;  // before the scenario's partition existed: not its run
       if (m instanceof RegisterBrokerRecord r) {
         StringBuilder dirs = new StringBuilder("[");
-        for (Uuid d : r.logDirs()) dirs.append(dirs.length() > 1 ? "," : "").append('"').append(d).append('"');
+        for (Uuid d : logDirs(r)) dirs.append(dirs.length() > 1 ? "," : "").append('"').append(d).append('"');
         line(out, e, "register_broker", "RegisterBrokerRecord").append(",\"broker\":").append(r.brokerId())
             .append(",\"broker_epoch\":").append(r.brokerEpoch()).append(",\"fenced\":").append(r.fenced())
             .append(",\"in_controlled_shutdown\":").append(r.inControlledShutdown())
@@ -211,8 +215,32 @@ public final class MetadataLogHelper {
 
   static String partitionFields(PartitionRegistration p) {
     return ",\"leader\":" + p.leader + ",\"leader_epoch\":" + p.leaderEpoch + ",\"partition_epoch\":" + p.partitionEpoch
-        + ",\"replicas\":" + ints(p.replicas) + ",\"isr\":" + ints(p.isr) + ",\"elr\":" + ints(p.elr)
-        + ",\"last_known_elr\":" + ints(p.lastKnownElr) + ",\"leader_recovery\":\"" + p.leaderRecoveryState + "\"";
+        + ",\"replicas\":" + ints(p.replicas) + ",\"isr\":" + ints(p.isr) + ",\"elr\":" + ints(intsField(p, "elr"))
+        + ",\"last_known_elr\":" + ints(intsField(p, "lastKnownElr")) + ",\"leader_recovery\":\""
+        + p.leaderRecoveryState + "\"";
+  }
+
+  /** A PartitionRegistration's int[] field of a later release (top of this file); null when absent. */
+  static int[] intsField(PartitionRegistration p, String name) {
+    try {
+      return (int[]) PartitionRegistration.class.getField(name).get(p);
+    } catch (NoSuchFieldException e) {
+      return null;
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException("PartitionRegistration." + name + " is not public in this release", e);
+    }
+  }
+
+  /** A registration's log directories (KIP-858); none before the release that added them. */
+  @SuppressWarnings("unchecked")
+  static List<Uuid> logDirs(RegisterBrokerRecord r) {
+    try {
+      return (List<Uuid>) RegisterBrokerRecord.class.getMethod("logDirs").invoke(r);
+    } catch (NoSuchMethodException e) {
+      return List.of();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("RegisterBrokerRecord.logDirs() failed", e);
+    }
   }
 
   static String ints(int[] values) {
