@@ -267,6 +267,20 @@ std::vector<Step> steps_of(const Model& model, const counterexamples::Recording&
       json fields = {{"record", e.record}, {"response_lost", e.response_lost}};
       if (e.broker >= 0) fields["broker"] = e.broker;
       C c = take(model, "Produce", std::move(fields));
+      // An acks=1 send the client saw time out, recorded as a lost answer with no broker
+      // (a campaign's, campaign_run.cc): the harness knows only the TimeoutException. The
+      // leader appended and the answer never came in time (the model's Produce with a lost
+      // answer; Sender.getExpiredInflightBatches expires such a batch at
+      // delivery.timeout.ms), or the batch never left the client: no leader reachable
+      // until delivery.timeout.ms (RecordAccumulator.expiredBatches; the unsent
+      // ProduceTimeout). Both end in the same "Expiring N record(s)" error.
+      if (e.broker < 0 && e.response_lost && e.outcome && *e.outcome == cut::SendResult::RequestTimedOut) {
+        C unsent = take(model, "ProduceTimeout", {{"record", e.record}, {"unsent", true}});
+        c.matches = [lost = std::move(c.matches), unsent = std::move(unsent.matches)](const spec::State& s,
+                                                                                         const spec::Action& a) {
+          return lost(s, a) || unsent(s, a);
+        };
+      }
       // Met with no action once the model's producer gave up on the record unsent (its
       // current record, timed out): the expire_send's Take is that unsent ProduceTimeout.
       if (e.broker < 0 && may_never_have_left(recording, index)) {

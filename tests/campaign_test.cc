@@ -415,6 +415,40 @@ TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
             analysis::ValidationResult::Verdict::Explained);
 }
 
+// The same acks=1 timeout when no broker could take the send: every broker killed before
+// it, so the batch waited in the accumulator until delivery.timeout.ms
+// (RecordAccumulator.expiredBatches) and no leader ever answered. The campaign records
+// every acks=1 timeout as a lost answer (it cannot tell the two apart: both are Kafka's
+// "Expiring 1 record(s)"), so the validator takes it as either; as a lost answer alone
+// (no Produce is enabled with no broker running) it was a false "unexplained".
+TEST(CampaignRecording, Acks1TimedOutSendWithNoBrokerRunningExpiredUnsent) {
+  CampaignConfig c;
+  c.acks = "1";
+  c.records = 1;
+  c.max_faults = 0;
+  json model_config = model_config_for(c, make_schedule(c, 1));
+  model_config["faults"]["max_lost_produce_responses"] = 1;
+  model_config["faults"]["max_crashes"] = 3;
+  const json header = {{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}};
+  const spec::Config config = spec::load_config(&header["model_config"], {});
+  std::string text = header.dump() + "\n";
+  for (int node = 0; node < 3; ++node) {
+    text += json({{"seq", node + 1}, {"kind", "fault"}, {"op", "crash"}, {"node", node}, {"crash_kind", "kill"}}).dump() +
+            "\n";
+  }
+  const json lost = {{"seq", 4}, {"kind", "client"}, {"op", "produce"}, {"record", 1}, {"broker", nullptr},
+                     {"response_lost", true}, {"outcome", "REQUEST_TIMED_OUT"}};
+  const analysis::ValidationResult r =
+      analysis::validate_recording(counterexamples::parse_recording(text + lost.dump() + "\n"), config, {});
+  EXPECT_EQ(r.verdict, analysis::ValidationResult::Verdict::Explained) << r.to_json().dump();
+  // Nothing was appended anywhere: the explanation's last step is the unsent timeout.
+  const json unsent = {{"seq", 5}, {"kind", "observe"}, {"state", {{"replicas", {{"0", {{"leo", 0}}}}}}}};
+  EXPECT_EQ(analysis::validate_recording(
+                counterexamples::parse_recording(text + lost.dump() + "\n" + unsent.dump() + "\n"), config, {})
+                .verdict,
+            analysis::ValidationResult::Verdict::Explained);
+}
+
 json small_run_events() {
   const json state = {{"leader", 0}, {"leader_epoch", 0}, {"isr", {0, 1, 2}}, {"elr", json::array()}, {"hw", 1},
                       {"replicas", {{"0", {{"alive", true}, {"leo", 1}}}, {"1", {{"alive", false}, {"leo", 0}}},
