@@ -381,18 +381,24 @@ TEST(CampaignRecording, GroupedSendThatNeverLeftTheClientExpiresUnsent) {
   EXPECT_EQ(u.verdict, analysis::ValidationResult::Verdict::Unexplained);
 }
 
-// acks=1: the leader answers at the append, so a send it appended after the client gave up
-// is the model's Produce with a lost answer (the campaign records it so, and allows that
-// many lost answers in the run's model configuration); as a send and a separate timeout
-// with the record in the leader's log it is not a model behaviour (an acks=1 send is
-// never left in flight, and a send that expired unsent appended nothing).
-TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
+// The model configuration of a one-record acks=1 campaign run with one lost answer allowed.
+json acks1_one_lost_answer_config() {
   CampaignConfig c;
   c.acks = "1";
   c.records = 1;
   c.max_faults = 0;
   json model_config = model_config_for(c, make_schedule(c, 1));
   model_config["faults"]["max_lost_produce_responses"] = 1;
+  return model_config;
+}
+
+// acks=1: the leader answers at the append, so a send it appended after the client gave up
+// is the model's Produce with a lost answer (the campaign records it so, and allows that
+// many lost answers in the run's model configuration); as a send and a separate timeout
+// with the record in the leader's log it is not a model behaviour (an acks=1 send is
+// never left in flight, and a send that expired unsent appended nothing).
+TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
+  const json model_config = acks1_one_lost_answer_config();
   const json header = {{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}};
   const spec::Config config = spec::load_config(&header["model_config"], {});
   const json lost = {{"seq", 1}, {"kind", "client"}, {"op", "produce"}, {"record", 1}, {"broker", nullptr},
@@ -422,12 +428,7 @@ TEST(CampaignRecording, Acks1TimedOutSendIsAProduceWithALostAnswer) {
 // "Expiring 1 record(s)"), so the validator takes it as either; as a lost answer alone
 // (no Produce is enabled with no broker running) it was a false "unexplained".
 TEST(CampaignRecording, Acks1TimedOutSendWithNoBrokerRunningExpiredUnsent) {
-  CampaignConfig c;
-  c.acks = "1";
-  c.records = 1;
-  c.max_faults = 0;
-  json model_config = model_config_for(c, make_schedule(c, 1));
-  model_config["faults"]["max_lost_produce_responses"] = 1;
+  json model_config = acks1_one_lost_answer_config();
   model_config["faults"]["max_crashes"] = 3;
   const json header = {{"format", "isrcheck-recording"}, {"version", 1}, {"scenario", "t"}, {"model_config", model_config}};
   const spec::Config config = spec::load_config(&header["model_config"], {});
