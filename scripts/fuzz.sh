@@ -51,6 +51,18 @@ source "$root/scripts/phase_time.sh"
 cmake "${configure[@]}" >/dev/null
 phase "fuzz.sh: build $build_dir" \
   cmake --build "$build_dir" -j "${ISRCHECK_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
+# The libraries must carry libFuzzer's coverage counters and ASan (CMakeLists.txt,
+# ISRCHECK_FUZZ): built without them every target exits at once with "no interesting
+# inputs were found", and a fuzz run checks nothing (4b99989 lost the flags; the next
+# run's fuzzing failed in 1 s, as if libFuzzer had found something).
+instrumented() { nm "$1" 2>/dev/null | grep "$2" >/dev/null; }  # not -q: nm would die of SIGPIPE
+lib="$build_dir/libisrcheck_model.a"
+for symbol in __sanitizer_cov_8bit_counters_init __asan_report_load; do
+  instrumented "$lib" "$symbol" || {
+    echo "fuzz.sh: $lib has no $symbol: the fuzz build lacks its instrumentation (-fsanitize=fuzzer-no-link,address,undefined: CMakeLists.txt, ISRCHECK_FUZZ)" >&2
+    exit 1
+  }
+done
 ((build_only == 0)) || exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}"
