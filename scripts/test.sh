@@ -35,6 +35,12 @@ sanitizer_ctest() {
   phase "test.sh: sanitizer pass: ctest $build_root/build-asan" \
     env "${asan_env[@]}" ctest --test-dir "$build_root/build-asan" --output-on-failure -j "$jobs" "$@"
 }
+# After a failed pass: which tests failed and the end of their output, where a CI log
+# shown by its tail still shows it (scripts/ctest_failures.sh), then the pass named.
+report_failed_pass() {
+  "$root/scripts/ctest_failures.sh" "$1" >&2 || true
+  echo "test.sh: the $2 pass failed (above)" >&2
+}
 # What only the tests need is downloaded and installed beside the build, which needs none
 # of it: on a fresh machine these steps wait on the network, the build on the CPU
 # (.ci/README.md: the budget). Their output is printed after the build.
@@ -64,7 +70,7 @@ if ((sanitize_only)); then
   first_build "$build_root/build-asan" --sanitize
   sanitizer_status=0
   sanitizer_ctest "$@" || sanitizer_status=$?
-  ((sanitizer_status == 0)) || "$root/scripts/ctest_failures.sh" "$build_root/build-asan" >&2 || true
+  ((sanitizer_status == 0)) || report_failed_pass "$build_root/build-asan" sanitizer
   exit "$sanitizer_status"
 fi
 first_build "$build_root/build (the plain pass's tests)" --tests plain
@@ -79,13 +85,6 @@ beside_wait || { echo "test.sh: the sanitizer build failed (above)" >&2; exit 1;
 # Both passes run even when the first fails: one run shows every failure.
 sanitizer_status=0
 sanitizer_ctest "$@" || sanitizer_status=$?
-# What failed, again at the very end, where a CI log shown by its tail still shows it.
-if ((plain_status != 0)); then
-  "$root/scripts/ctest_failures.sh" "$build_root/build" >&2 || true
-  echo "test.sh: the plain pass failed (above)" >&2
-fi
-if ((sanitizer_status != 0)); then
-  "$root/scripts/ctest_failures.sh" "$build_root/build-asan" >&2 || true
-  echo "test.sh: the sanitizer pass failed (above)" >&2
-fi
+((plain_status == 0)) || report_failed_pass "$build_root/build" plain
+((sanitizer_status == 0)) || report_failed_pass "$build_root/build-asan" sanitizer
 ((plain_status == 0 && sanitizer_status == 0))
